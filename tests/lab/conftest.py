@@ -1,0 +1,57 @@
+"""Fixtures for checks of the running lab (Molecule's verify step and `make verify`).
+
+The lab's hosts and their expected addresses come from inventories/lab/hosts.yml;
+each check runs inside the lab containers through testinfra's docker backend, so it
+sees the hosts' real state whatever Ansible believes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import testinfra
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+LAB_INVENTORY = ROOT / "inventories" / "lab" / "hosts.yml"
+
+
+def _walk(group: dict[str, Any], name: str, out: dict[str, dict[str, dict[str, Any]]]) -> None:
+    """Flatten the YAML inventory into {group: {host: vars}}, children included in parents."""
+    hosts = dict(group.get("hosts") or {})
+    for child_name, child in (group.get("children") or {}).items():
+        _walk(child or {}, child_name, out)
+        hosts.update(out[child_name])
+    out[name] = {host: dict(hvars or {}) for host, hvars in hosts.items()}
+
+
+def load_lab_groups() -> dict[str, dict[str, dict[str, Any]]]:
+    """The lab inventory's groups, each mapping host name to its inventory variables."""
+    groups: dict[str, dict[str, dict[str, Any]]] = {}
+    _walk(yaml.safe_load(LAB_INVENTORY.read_text())["all"], "all", groups)
+    return groups
+
+
+@pytest.fixture(scope="session")
+def lab_groups() -> dict[str, dict[str, dict[str, Any]]]:
+    return load_lab_groups()
+
+
+@pytest.fixture(scope="session")
+def lab_state_dir() -> Path:
+    return ROOT / "lab" / ".state"
+
+
+def docker_host(name: str) -> testinfra.host.Host:
+    """A testinfra host that runs commands inside the lab container `name`."""
+    return testinfra.get_host(f"docker://{name}")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Parametrize `compute_name` / `isilon_name` over the lab inventory's hosts."""
+    groups = load_lab_groups()
+    for fixture, group in (("compute_name", "compute"), ("isilon_name", "isilon")):
+        if fixture in metafunc.fixturenames:
+            metafunc.parametrize(fixture, sorted(groups[group]))

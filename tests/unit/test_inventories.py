@@ -1,0 +1,105 @@
+"""Every shipped inventory parses, passes syntax checks and the preflight checks.
+
+These run only on the control host (preflight is a localhost play): nothing here
+contacts the example sites' addresses.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+SITES = ["lab", "dss8440", "dgx1", "dgxa100"]
+EXAMPLES = [site for site in SITES if site != "lab"]
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"), "ANSIBLE_NOCOLOR": "1"}
+    return subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+
+
+def _inventory(site: str) -> dict:
+    result = _run(str(BIN / "ansible-inventory"), "-i", f"inventories/{site}", "--list")
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+@pytest.mark.parametrize("site", SITES)
+def test_inventory_parses_with_the_groups_roles_expect(site):
+    inventory = _inventory(site)
+    for group in ("compute", "isilon", "switches", "switches_os10", "switches_eos"):
+        assert group in inventory["all"]["children"] or group in inventory.get("switches", {}).get(
+            "children", []
+        ), f"{site}: group {group} missing"
+    assert inventory["compute"]["hosts"], f"{site}: no compute hosts"
+
+
+@pytest.mark.parametrize("site", SITES)
+def test_site_playbook_passes_syntax_check(site):
+    result = _run(
+        str(BIN / "ansible-playbook"), "-i", f"inventories/{site}", "site.yml", "--syntax-check"
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("site", EXAMPLES)
+def test_example_site_passes_preflight(site):
+    result = _run(
+        str(BIN / "ansible-playbook"), "-i", f"inventories/{site}", "playbooks/preflight.yml"
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Inventory checks passed" in result.stdout
+
+
+def test_seed_host_counts_are_kept():
+    counts = {
+        site: (len(_inventory(site)["compute"]["hosts"]), len(_inventory(site)["isilon"]["hosts"]))
+        for site in EXAMPLES
+    }
+    assert counts == {"dss8440": (1, 4), "dgx1": (9, 8), "dgxa100": (4, 4)}
+
+
+def test_dgx1_keeps_the_papers_addresses():
+    hostvars = _inventory("dgx1")["_meta"]["hostvars"]
+    assert [hostvars[f"dgx1-{i}"]["cluster_data_address"] for i in range(1, 10)] == [
+        "10.55.66.231",
+        "10.55.66.235",
+        "10.55.66.239",
+        "10.55.66.243",
+        "10.55.66.247",
+        "10.55.66.251",
+        "10.55.66.155",
+        "10.55.66.159",
+        "10.55.66.163",
+    ]
+    first = {nic["name"]: nic for nic in hostvars["dgx1-1"]["nics_interfaces"]}
+    assert first["enp5s0"]["address"] == "10.55.5.231/24"
+    assert first["enp12s0"]["address"] == "10.55.12.232/24"
+    assert first["enp132s0"]["gateway"] == "10.55.66.1"
+    assert first["enp139s0"]["address"] == "10.55.139.234/24"
+    targets = [a for n in range(1, 9) for a in hostvars[f"isilon-{n}"]["onefs_frontend_addresses"]]
+    assert len(set(targets)) == 16
+
+
+def test_preflight_fails_on_a_shared_address_before_touching_anything(tmp_path):
+    bad = tmp_path / "bad"
+    (bad / "group_vars" / "all").mkdir(parents=True)
+    (bad / "hosts.yml").write_text(
+        "all:\n  children:\n    compute:\n      hosts:\n"
+        "        gpu-1: {cluster_data_address: 172.16.1.11}\n"
+        "    isilon:\n      hosts:\n        isilon-1: {cluster_data_address: 172.16.1.11}\n"
+    )
+    (bad / "group_vars" / "all" / "cluster.yml").write_text("cluster_data_mtu: 10000\n")
+    result = _run(str(BIN / "ansible-playbook"), "-i", str(bad), "playbooks/preflight.yml")
+    assert result.returncode != 0
+    assert "cluster_data_address 172.16.1.11 is used by more than one host: gpu-1, isilon-1" in (
+        result.stdout
+    )
+    assert "cluster_data_mtu 10000 is outside 1280-9216" in result.stdout
