@@ -28,9 +28,7 @@ def data_address_problems(hosts: Sequence[str], addresses: Sequence[Any]) -> lis
         try:
             parsed = ipaddress.ip_address(str(address))
         except ValueError:
-            problems.append(
-                f"{host}: cluster_data_address {address!r} is not an IP address"
-            )
+            problems.append(f"{host}: cluster_data_address {address!r} is not an IP address")
             continue
         seen[str(parsed)].append(host)
     for address, owners in seen.items():
