@@ -1,0 +1,159 @@
+"""Plan the Isilon data mounts of every GPU server: which mount goes to which address.
+
+Pure functions, so the plan is unit-tested without a lab and computed once per run.
+
+The papers measured about 2.5 GB/s through one NFS mount, half a 40 GbE link, so every
+Isilon front-end address needs at least two mounts across the cluster, and no address
+should carry more than one mount above any other. The plan lays the hosts' mounts out
+in one round-robin sequence over the addresses (host 0 takes positions 0..m-1, host 1
+m..2m-1, ...): that keeps the per-address totals within one of each other and gives a
+host distinct addresses as long as it has no more mounts than there are addresses. When
+several hosts would start on the same address (m a multiple of the address count), each
+host's list is rotated so /mnt/isilon1 — the mount a one-process-per-host job reads
+through — lands on a different address on each host.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+try:
+    from ansible.errors import AnsibleFilterError
+except ImportError:  # pragma: no cover - the filter is usable without Ansible too
+    AnsibleFilterError = ValueError  # type: ignore[misc,assignment]
+
+
+def _problems(
+    hosts: Sequence[str], addresses: Sequence[str], mounts_per_host: Any, min_per_address: int
+) -> list[str]:
+    """Everything wrong with the inputs or the plan they allow, as readable sentences."""
+    problems: list[str] = []
+    if not hosts:
+        problems.append("no compute hosts to mount on (the client group is empty)")
+    if not addresses:
+        problems.append(
+            "no Isilon front-end addresses (isilon_mounts_addresses is empty: give the "
+            "isilon hosts onefs_frontend_addresses or cluster_data_address)"
+        )
+    duplicates = sorted({a for a in addresses if list(addresses).count(a) > 1})
+    if duplicates:
+        problems.append(f"Isilon addresses listed twice: {', '.join(duplicates)}")
+    for address in addresses:
+        if not address or any(c.isspace() for c in address) or "/" in address:
+            problems.append(f"not an address or host name: {address!r}")
+    if isinstance(mounts_per_host, bool) or not isinstance(mounts_per_host, int):
+        problems.append(f"isilon_mounts_per_host must be an integer, got {mounts_per_host!r}")
+    elif mounts_per_host < 1:
+        problems.append(f"isilon_mounts_per_host must be at least 1, got {mounts_per_host}")
+    elif hosts and addresses and not duplicates:
+        total = len(hosts) * mounts_per_host
+        if total < min_per_address * len(addresses):
+            needed = math.ceil(min_per_address * len(addresses) / len(hosts))
+            problems.append(
+                f"{len(hosts)} host(s) x {mounts_per_host} data mount(s) = {total} mounts "
+                f"cannot give each of the {len(addresses)} Isilon addresses "
+                f"{min_per_address} mounts; set isilon_mounts_per_host to at least {needed}"
+            )
+    return problems
+
+
+def _address_key(address: str) -> str:
+    """Addresses as fstab/NFS wants them: IPv6 in brackets, everything else unchanged."""
+    try:
+        if ipaddress.ip_address(address).version == 6:
+            return f"[{address}]"
+    except ValueError:
+        pass
+    return address
+
+
+def isilon_mount_plan(
+    hosts: Iterable[str],
+    addresses: Iterable[str],
+    mounts_per_host: int,
+    min_per_address: int = 2,
+    mount_prefix: str = "/mnt/isilon",
+    export: str = "/ifs",
+) -> dict[str, Any]:
+    """Assign every host's data mounts <prefix>1..m to Isilon addresses.
+
+    Returns {"hosts": {host: [{index, path, address, src}]}, "per_address": {address:
+    count}, "per_host": {host: {address: count}}, "ok": bool, "problems": [str]}. A plan
+    with problems has no host entries: nothing should be mounted from a plan that breaks
+    the rules, and preflight turns the problems into the failure message.
+    """
+    hosts = [str(h) for h in hosts]
+    addresses = [str(a) for a in addresses]
+    problems = _problems(hosts, addresses, mounts_per_host, int(min_per_address))
+    plan: dict[str, Any] = {
+        "hosts": {},
+        "per_address": {a: 0 for a in addresses},
+        "per_host": {},
+        "ok": not problems,
+        "problems": problems,
+    }
+    if problems:
+        return plan
+
+    n, m = len(addresses), mounts_per_host
+    starts_seen: dict[int, int] = {}
+    for i, host in enumerate(hosts):
+        start = (i * m) % n
+        window = [addresses[(start + k) % n] for k in range(m)]
+        # Hosts that share a start address (m a multiple of n, or wrap-around) are
+        # rotated by how many hosts started there before them; the multiset of a host's
+        # addresses, and so every total, stays the same.
+        rotation = starts_seen.get(start, 0) % m
+        starts_seen[start] = starts_seen.get(start, 0) + 1
+        window = window[rotation:] + window[:rotation]
+        entries = []
+        counts: dict[str, int] = {}
+        for index, address in enumerate(window, start=1):
+            entries.append(
+                {
+                    "index": index,
+                    "path": f"{mount_prefix}{index}",
+                    "address": address,
+                    "src": f"{_address_key(address)}:{export}",
+                }
+            )
+            counts[address] = counts.get(address, 0) + 1
+            plan["per_address"][address] += 1
+        plan["hosts"][host] = entries
+        plan["per_host"][host] = counts
+    return plan
+
+
+def isilon_mount_options(options: Iterable[Any]) -> str:
+    """Join NFS options into fstab's comma form; a later key=value overrides an earlier one.
+
+    That is what lets an inventory append `rsize=1048576` to the papers' defaults without
+    restating them, and keeps the fstab line free of contradicting duplicates.
+    """
+    if isinstance(options, str):
+        options = options.split(",")
+    merged: dict[str, str] = {}
+    for option in options:
+        text = str(option).strip()
+        if not text:
+            continue
+        if "," in text:
+            raise AnsibleFilterError(f"one NFS option per list item, got {text!r}")
+        key = text.split("=", 1)[0]
+        merged[key] = text  # an override keeps the first one's place: stable fstab lines
+    if not merged:
+        return "defaults"
+    return ",".join(merged.values())
+
+
+class FilterModule:
+    """Isilon mount planning."""
+
+    def filters(self) -> dict[str, Any]:
+        return {
+            "isilon_mount_plan": isilon_mount_plan,
+            "isilon_mount_options": isilon_mount_options,
+        }

@@ -1,0 +1,152 @@
+"""The Isilon mount plan (filter_plugins/mount_plan.py) on the papers' sites and edge cases."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+_PATH = Path(__file__).resolve().parents[2] / "filter_plugins" / "mount_plan.py"
+_SPEC = importlib.util.spec_from_file_location("mount_plan", _PATH)
+mount_plan = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(mount_plan)
+plan_for = mount_plan.isilon_mount_plan
+options = mount_plan.isilon_mount_options
+
+# The DSS 8440 paper: one server, four F800 nodes on 172.16.1.0/24.
+DSS8440_HOSTS = ["dss8440-1"]
+DSS8440_ADDRESSES = [f"172.16.1.{n}" for n in range(11, 15)]
+# The DGX-1 paper: nine DGX-1, eight F800 nodes with one address on each of two subnets.
+DGX1_HOSTS = [f"dgx1-{n}" for n in range(1, 10)]
+DGX1_ADDRESSES = [f"10.55.66.{n}" for n in range(211, 219)] + [
+    f"10.55.5.{n}" for n in range(211, 219)
+]
+
+
+def _assigned(plan):
+    return Counter(entry["address"] for entries in plan["hosts"].values() for entry in entries)
+
+
+def test_dss8440_single_host_gets_two_mounts_on_each_of_four_addresses():
+    plan = plan_for(DSS8440_HOSTS, DSS8440_ADDRESSES, 8)
+    assert plan["ok"], plan["problems"]
+    assert plan["per_address"] == {a: 2 for a in DSS8440_ADDRESSES}
+    mounts = plan["hosts"]["dss8440-1"]
+    assert [m["path"] for m in mounts] == [f"/mnt/isilon{n}" for n in range(1, 9)]
+    assert [m["address"] for m in mounts] == DSS8440_ADDRESSES * 2
+    assert mounts[0]["src"] == "172.16.1.11:/ifs"
+
+
+def test_dss8440_with_four_mounts_fails_the_two_per_address_rule():
+    plan = plan_for(DSS8440_HOSTS, DSS8440_ADDRESSES, 4)
+    assert not plan["ok"]
+    assert plan["hosts"] == {}
+    assert "set isilon_mounts_per_host to at least 8" in plan["problems"][0]
+
+
+def test_dgx1_nine_hosts_sixteen_addresses_gives_nine_mounts_per_address():
+    plan = plan_for(DGX1_HOSTS, DGX1_ADDRESSES, 16)
+    assert plan["ok"], plan["problems"]
+    assert plan["per_address"] == {a: 9 for a in DGX1_ADDRESSES}
+    assert _assigned(plan) == Counter(plan["per_address"])
+    for host, mounts in plan["hosts"].items():
+        assert sorted(m["address"] for m in mounts) == sorted(DGX1_ADDRESSES), host
+        assert plan["per_host"][host] == {a: 1 for a in DGX1_ADDRESSES}
+
+
+def test_dgx1_hosts_start_at_different_addresses():
+    plan = plan_for(DGX1_HOSTS, DGX1_ADDRESSES, 16)
+    firsts = [plan["hosts"][h][0]["address"] for h in DGX1_HOSTS]
+    assert len(set(firsts)) == len(DGX1_HOSTS)
+
+
+def test_dgx1_both_subnets_carry_half_the_mounts():
+    plan = plan_for(DGX1_HOSTS, DGX1_ADDRESSES, 16)
+    per_subnet = Counter(a.rsplit(".", 1)[0] for a in _assigned(plan).elements())
+    assert per_subnet == {"10.55.66": 72, "10.55.5": 72}
+
+
+def test_uneven_three_hosts_four_addresses_three_mounts_each():
+    addresses = ["10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4"]
+    plan = plan_for(["a", "b", "c"], addresses, 3, min_per_address=2)
+    assert plan["ok"], plan["problems"]
+    counts = plan["per_address"].values()
+    assert sum(counts) == 9
+    assert max(counts) - min(counts) <= 1
+    assert min(counts) >= 2
+    for mounts in plan["hosts"].values():
+        assert len({m["address"] for m in mounts}) == 3  # distinct while m <= n
+    firsts = [plan["hosts"][h][0]["address"] for h in ("a", "b", "c")]
+    assert len(set(firsts)) == 3
+
+
+@pytest.mark.parametrize("hosts", [1, 2, 3, 5, 7, 9, 12])
+@pytest.mark.parametrize("n_addresses", [1, 2, 4, 6, 16])
+@pytest.mark.parametrize("per_host", [1, 2, 3, 4, 8, 16, 17])
+def test_totals_stay_within_one_of_each_other(hosts, n_addresses, per_host):
+    addresses = [f"10.1.0.{n}" for n in range(1, n_addresses + 1)]
+    plan = plan_for([f"h{n}" for n in range(hosts)], addresses, per_host, min_per_address=0)
+    assert plan["ok"]
+    counts = list(plan["per_address"].values())
+    assert sum(counts) == hosts * per_host
+    assert max(counts) - min(counts) <= 1
+    for mounts in plan["hosts"].values():
+        per_address = Counter(m["address"] for m in mounts)
+        assert max(per_address.values()) - min(per_address.values()) <= 1
+        if per_host >= n_addresses:
+            assert len(per_address) == n_addresses
+
+
+def test_no_addresses_is_a_problem_naming_the_variable():
+    plan = plan_for(["a"], [], 4)
+    assert not plan["ok"]
+    assert any("isilon_mounts_addresses is empty" in p for p in plan["problems"])
+
+
+@pytest.mark.parametrize("bad", [0, -1, "4", None, True])
+def test_mounts_per_host_must_be_a_positive_integer(bad):
+    plan = plan_for(["a"], ["10.0.0.1"], bad)
+    assert not plan["ok"]
+    assert any("isilon_mounts_per_host" in p for p in plan["problems"])
+
+
+def test_no_hosts_and_duplicate_addresses_are_reported_together():
+    plan = plan_for([], ["10.0.0.1", "10.0.0.1"], 2)
+    assert len(plan["problems"]) == 2
+    assert "10.0.0.1" in plan["problems"][1]
+
+
+def test_ipv6_addresses_are_bracketed_in_the_source():
+    plan = plan_for(["a"], ["fd00::21", "fd00::22"], 4)
+    assert plan["hosts"]["a"][0]["src"] == "[fd00::21]:/ifs"
+
+
+def test_custom_prefix_and_export():
+    plan = plan_for(["a"], ["i1", "i2"], 4, mount_prefix="/data/nfs", export="/ifs/data")
+    assert plan["hosts"]["a"][3] == {
+        "index": 4,
+        "path": "/data/nfs4",
+        "address": "i2",
+        "src": "i2:/ifs/data",
+    }
+
+
+def test_options_keep_the_papers_order():
+    papers = ["rsize=524288", "wsize=524288", "nolock", "soft", "timeo=50", "retrans=1"]
+    assert options([*papers, "proto=tcp"]) == (
+        "rsize=524288,wsize=524288,nolock,soft,timeo=50,retrans=1,proto=tcp"
+    )
+
+
+def test_a_later_option_overrides_in_place():
+    assert options(["rsize=524288", "nolock", "rsize=1048576", "nconnect=8"]) == (
+        "rsize=1048576,nolock,nconnect=8"
+    )
+
+
+def test_empty_options_are_defaults_and_commas_inside_an_item_are_refused():
+    assert options([]) == "defaults"
+    with pytest.raises(Exception, match="one NFS option per list item"):
+        options(["rsize=1,wsize=1"])
