@@ -103,3 +103,30 @@ def test_preflight_fails_on_a_shared_address_before_touching_anything(tmp_path):
         result.stdout
     )
     assert "cluster_data_mtu 10000 is outside 1280-9216" in result.stdout
+
+
+def test_preflight_fails_when_an_isilon_address_would_get_one_mount():
+    result = _run(
+        str(BIN / "ansible-playbook"),
+        "-i",
+        "inventories/dss8440",
+        "playbooks/preflight.yml",
+        "-e",
+        "isilon_mounts_per_host=4",
+    )
+    assert result.returncode != 0
+    assert (
+        "1 host(s) x 4 data mount(s) = 4 mounts cannot give each of the 4 Isilon addresses "
+        "2 mounts; set isilon_mounts_per_host to at least 8"
+    ) in " ".join(result.stdout.split())
+
+
+def test_dgx1_plan_puts_nine_mounts_on_each_of_sixteen_addresses():
+    result = _run(
+        str(BIN / "ansible-playbook"), "-i", "inventories/dgx1", "playbooks/preflight.yml"
+    )
+    assert result.returncode == 0, result.stdout
+    summary = " ".join(result.stdout.split())
+    for subnet in ("10.55.66", "10.55.5"):
+        for node in range(211, 219):
+            assert f'"{subnet}.{node}": 9' in summary
