@@ -7,6 +7,8 @@ sees the hosts' real state whatever Ansible believes.
 
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +49,26 @@ def lab_state_dir() -> Path:
 def docker_host(name: str) -> testinfra.host.Host:
     """A testinfra host that runs commands inside the lab container `name`."""
     return testinfra.get_host(f"docker://{name}")
+
+
+def run_playbook(playbook: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run a playbook against the lab inventory, as an admin re-running a change would."""
+    venv = Path(os.environ.get("VIRTUAL_ENV", ROOT / ".venv"))
+    env = {
+        **os.environ,
+        "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
+        "ANSIBLE_NOCOLOR": "1",
+        "DLCLUSTER_LAB_STATE": str(ROOT / "lab" / ".state"),
+    }
+    return subprocess.run(
+        [str(venv / "bin" / "ansible-playbook"), "-i", "inventories/lab", playbook, *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

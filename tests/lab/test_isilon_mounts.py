@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
 from collections import Counter
-from pathlib import Path
 
-from conftest import ROOT, docker_host
+from conftest import docker_host, run_playbook
 
 DATA_OPTIONS = "rsize=524288,wsize=524288,nolock,soft,timeo=50,retrans=1,proto=tcp"
 
@@ -71,28 +68,8 @@ def test_each_assigned_address_serves_the_data_set(compute_name):
         assert size.stdout.strip() == str(4 * 1024 * 1024), f"{address}: {size.stderr}"
 
 
-def _storage_run(*extra: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
-        "DLCLUSTER_LAB_STATE": str(ROOT / "lab" / ".state"),
-    }
-    return subprocess.run(
-        [
-            str(Path(os.environ.get("VIRTUAL_ENV", ROOT / ".venv")) / "bin" / "ansible-playbook"),
-            "-i",
-            "inventories/lab",
-            "playbooks/storage.yml",
-            "--tags",
-            "mounts",
-            *extra,
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+def _storage_run(*extra: str):
+    return run_playbook("playbooks/storage.yml", "--tags", "mounts", *extra)
 
 
 def test_changing_rsize_rewrites_the_lines_in_place(lab_groups):

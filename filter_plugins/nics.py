@@ -1,0 +1,125 @@
+"""Data-NIC planning for the nics role: defaults, and what would cut Ansible off.
+
+Pure functions over the inventory and the host's facts, unit-tested without a host.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+try:
+    from ansible.errors import AnsibleFilterError
+except ImportError:  # pragma: no cover - usable without Ansible too
+    AnsibleFilterError = ValueError  # type: ignore[misc,assignment]
+
+
+def nics_with_defaults(interfaces: Sequence[Mapping[str, Any]], default_mtu: int) -> list[dict]:
+    """Each interface with its MTU filled in, its address normalised, netmask and checks.
+
+    Raises with the interface and the bad value, so a typo fails before anything is
+    touched. `check` defaults to the gateway: the address that must answer after a change.
+    """
+    result = []
+    names = set()
+    for nic in interfaces:
+        name = nic.get("name")
+        if not name:
+            raise AnsibleFilterError(f"nics_interfaces: an entry has no name: {dict(nic)}")
+        if name in names:
+            raise AnsibleFilterError(f"nics_interfaces: {name} is listed twice")
+        names.add(name)
+        try:
+            iface = ipaddress.IPv4Interface(str(nic.get("address", "")))
+        except ValueError as exc:
+            raise AnsibleFilterError(
+                f"nics_interfaces: {name}: address {nic.get('address')!r} is not "
+                f"IPv4/prefix ({exc})"
+            ) from exc
+        if "/" not in str(nic["address"]):
+            raise AnsibleFilterError(
+                f"nics_interfaces: {name}: address {nic['address']} needs a prefix, e.g. /24"
+            )
+        entry = dict(nic)
+        entry["address"] = f"{iface.ip}/{iface.network.prefixlen}"
+        entry["ip"] = str(iface.ip)
+        entry["netmask"] = str(iface.netmask)
+        entry["mtu"] = int(nic.get("mtu") or default_mtu)
+        if not 576 <= entry["mtu"] <= 9216:
+            raise AnsibleFilterError(
+                f"nics_interfaces: {name}: mtu {entry['mtu']} is outside 576-9216"
+            )
+        gateway = nic.get("gateway")
+        if gateway:
+            if ipaddress.IPv4Address(str(gateway)) not in iface.network:
+                raise AnsibleFilterError(
+                    f"nics_interfaces: {name}: gateway {gateway} is outside {iface.network}"
+                )
+            entry["gateway"] = str(gateway)
+        else:
+            entry.pop("gateway", None)
+        entry["check"] = list(nic.get("check") or ([gateway] if gateway else []))
+        result.append(entry)
+    return result
+
+
+def nics_runtime(interfaces: Sequence[Mapping[str, Any]]) -> list[dict]:
+    """The fields the running kernel takes (nic_runtime's options), nothing else."""
+    return [
+        {k: nic[k] for k in ("name", "address", "mtu", "gateway") if k in nic} for nic in interfaces
+    ]
+
+
+def nics_management_interface(facts: Mapping[str, Any], connection: str = "ssh") -> str:
+    """The interface Ansible arrives on, or "" for a local connection.
+
+    The SSH server address in SSH_CONNECTION names it exactly; without it (sudo can drop
+    the variable) the interface of the default route is the best guess.
+    """
+    if connection in ("local", "community.docker.docker"):
+        return ""
+    ssh = str(facts.get("env", {}).get("SSH_CONNECTION", "")).split()
+    if len(ssh) == 4:
+        server = ssh[2]
+        for name in facts.get("interfaces", []):
+            info = facts.get(name.replace("-", "_"), {})
+            addresses = [info.get("ipv4", {}).get("address")]
+            addresses += [a.get("address") for a in info.get("ipv4_secondaries", [])]
+            if server in addresses:
+                return name
+    return str(facts.get("default_ipv4", {}).get("interface", ""))
+
+
+def nics_management_problems(
+    interfaces: Sequence[Mapping[str, Any]], management: str, default_ipv4: Mapping[str, Any]
+) -> list[str]:
+    """Why applying `interfaces` could cut the management connection (empty: it cannot)."""
+    problems = []
+    for nic in interfaces:
+        if management and nic["name"] == management:
+            problems.append(f"{nic['name']} carries the management connection")
+        gateway = nic.get("gateway")
+        if (
+            gateway
+            and management
+            and default_ipv4.get("interface") == management
+            and default_ipv4.get("gateway") != gateway
+        ):
+            problems.append(
+                f"{nic['name']}: gateway {gateway} would replace the default route via "
+                f"{default_ipv4.get('gateway')} on the management interface {management}"
+            )
+    return problems
+
+
+class FilterModule:
+    """Data-NIC planning."""
+
+    def filters(self) -> dict[str, Any]:
+        return {
+            "nics_with_defaults": nics_with_defaults,
+            "nics_runtime": nics_runtime,
+            "nics_management_interface": nics_management_interface,
+            "nics_management_problems": nics_management_problems,
+        }
