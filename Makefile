@@ -6,7 +6,7 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export DLCLUSTER_LAB_STATE := $(CURDIR)/lab/.state
 SITE ?= lab
 
-.PHONY: help setup docker lab lab-up lab-down lab-status converge verify test lint unit molecule clean
+.PHONY: help setup docker lab lab-up lab-down lab-status converge verify test lint unit molecule molecule-nvidia clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -52,6 +52,9 @@ unit: setup  ## pytest unit tests (no lab needed)
 
 molecule: setup  ## lab up, site.yml, idempotence, verify, lab down
 	molecule test --scenario-name default
+
+molecule-nvidia: setup  ## slow: forced NVIDIA driver install on a lab node (not in `make test`)
+	molecule test --scenario-name nvidia_driver
 
 clean: lab-down  ## tear the lab down and drop caches (images stay)
 	rm -rf .cache
