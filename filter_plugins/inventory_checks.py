@@ -60,6 +60,20 @@ def missing_group_problems(groups: dict[str, Sequence[str]], required: Sequence[
     ]
 
 
+def driver_branch_problems(hosts: Sequence[str], branches: Sequence[Any]) -> list[str]:
+    """Hosts whose nvidia_driver_branch is not a driver major version such as "535"."""
+    problems = []
+    for host, branch in zip(hosts, branches, strict=True):
+        if branch is None or branch == "":
+            continue
+        if isinstance(branch, bool) or not str(branch).isdigit() or len(str(branch)) != 3:
+            problems.append(
+                f"{host}: nvidia_driver_branch {branch!r} is not a driver branch number "
+                "such as '535' (the major version)"
+            )
+    return problems
+
+
 class FilterModule:
     """Inventory checks for the preflight role."""
 
@@ -68,4 +82,5 @@ class FilterModule:
             "data_address_problems": data_address_problems,
             "mtu_problems": mtu_problems,
             "missing_group_problems": missing_group_problems,
+            "driver_branch_problems": driver_branch_problems,
         }

@@ -64,6 +64,21 @@ def nics_with_defaults(interfaces: Sequence[Mapping[str, Any]], default_mtu: int
     return result
 
 
+def nics_inventory_problems(
+    hosts: Sequence[str], interfaces: Sequence[Any], default_mtu: Any
+) -> list[str]:
+    """Every host's nics_interfaces checked by the role's own rules, for preflight."""
+    problems = []
+    for host, nics in zip(hosts, interfaces, strict=True):
+        if not nics:
+            continue
+        try:
+            nics_with_defaults(nics, int(default_mtu))
+        except (AnsibleFilterError, ValueError, TypeError) as exc:
+            problems.append(f"{host}: {exc}")
+    return problems
+
+
 def nics_runtime(interfaces: Sequence[Mapping[str, Any]]) -> list[dict]:
     """The fields the running kernel takes (nic_runtime's options), nothing else."""
     return [
@@ -120,6 +135,7 @@ class FilterModule:
         return {
             "nics_with_defaults": nics_with_defaults,
             "nics_runtime": nics_runtime,
+            "nics_inventory_problems": nics_inventory_problems,
             "nics_management_interface": nics_management_interface,
             "nics_management_problems": nics_management_problems,
         }

@@ -130,3 +130,25 @@ def test_dgx1_plan_puts_nine_mounts_on_each_of_sixteen_addresses():
     for subnet in ("10.55.66", "10.55.5"):
         for node in range(211, 219):
             assert f'"{subnet}.{node}": 9' in summary
+
+
+def test_preflight_names_bad_nic_and_driver_values(tmp_path):
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "hosts.yml").write_text(
+        "all:\n  children:\n    compute:\n      hosts:\n"
+        "        gpu-1:\n          cluster_data_address: 172.16.1.1\n"
+        "          nvidia_driver_branch: latest\n"
+        "          nics_interfaces:\n"
+        "            - {name: enp31s0f0, address: 172.16.1.1/24, mtu: 10000}\n"
+        "        gpu-2:\n          cluster_data_address: 172.16.1.2\n"
+        "          nics_interfaces:\n"
+        "            - {name: enp31s0f0, address: 172.16.1.2/24, gateway: 10.0.0.1}\n"
+        "    isilon:\n      hosts:\n        isilon-1: {cluster_data_address: 172.16.1.11}\n"
+    )
+    result = _run(str(BIN / "ansible-playbook"), "-i", str(bad), "playbooks/preflight.yml")
+    out = " ".join(result.stdout.split())
+    assert result.returncode != 0
+    assert "gpu-1: nics_interfaces: enp31s0f0: mtu 10000 is outside 576-9216" in out
+    assert "gpu-2: nics_interfaces: enp31s0f0: gateway 10.0.0.1 is outside 172.16.1.0/24" in out
+    assert "gpu-1: nvidia_driver_branch 'latest' is not a driver branch number" in out
