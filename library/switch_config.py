@@ -1,0 +1,368 @@
+#!/usr/bin/python
+"""Push only what differs from the intended switch configuration, over SSH with netmiko."""
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: switch_config
+short_description: Bring the owned sections of a Dell OS10 or Arista EOS config to an intended text
+description:
+  - Reads the running configuration over SSH (netmiko), keeps the top-level sections the
+    intended configuration owns (and any matching O(owned_patterns)), computes the
+    remediation with hier_config and pushes only that.
+  - Arista EOS changes go through a named configuration session whose diff is read before
+    it is committed (aborted on any error). Dell OS10 changes go through a transaction
+    (C(start transaction) ... C(commit), C(discard) on error) where the switch has them,
+    otherwise line by line.
+  - Every command's output is checked for C(% Error) / C(% Invalid) lines; the first one
+    fails the task with the command, the commands applied so far and the backup path.
+  - The running configuration is backed up on the control host before any change, and
+    saved to the startup configuration only once a re-read shows nothing left to change.
+  - Check mode computes and returns the remediation without changing anything. Diff mode
+    shows the owned sections before and the intended text after.
+version_added: "1.0.0"
+requirements: [netmiko, hier_config]
+options:
+  platform:
+    description: netmiko device type.
+    type: str
+    required: true
+    choices: [dell_os10, arista_eos]
+  host:
+    description: Address of the switch's SSH server.
+    type: str
+    required: true
+  port:
+    description: SSH port.
+    type: int
+    default: 22
+  username:
+    description: Login name.
+    type: str
+    required: true
+  password:
+    description: Login password.
+    type: str
+    required: true
+    no_log: true
+  host_key_checking:
+    description: Refuse unknown or changed SSH host keys.
+    type: bool
+    default: true
+  known_hosts:
+    description: known_hosts file with the switch's key (default the user's ~/.ssh/known_hosts).
+    type: path
+  intended:
+    description: Intended configuration of the owned sections, in the device's own format.
+    type: str
+    required: true
+  owned_patterns:
+    description:
+      - Regular expressions for top-level lines the caller owns even when the intended
+        text no longer has them, so that they are removed (for example a breakout map).
+    type: list
+    elements: str
+    default: []
+  backup_dir:
+    description: Directory on the control host for running-config backups.
+    type: path
+    required: true
+  backup_name:
+    description: File name prefix of the backups (usually the inventory host name).
+    type: str
+    required: true
+  save:
+    description: Save the running configuration to startup after a verified change.
+    type: bool
+    default: true
+  transaction:
+    description: OS10 transactions; C(auto) uses them when the switch accepts C(start transaction).
+    type: str
+    choices: [auto, always, never]
+    default: auto
+  session_name:
+    description: Prefix of the EOS configuration session name.
+    type: str
+    default: dlcluster
+  timeout:
+    description: Seconds to wait for the SSH connection and for each command's output.
+    type: int
+    default: 30
+author: dlcluster
+"""
+
+EXAMPLES = r"""
+- name: Configure the S5232's breakouts and ports
+  switch_config:
+    platform: dell_os10
+    host: "{{ switch_cli_host }}"
+    port: "{{ switch_cli_port }}"
+    username: "{{ cluster_switch_username }}"
+    password: "{{ cluster_switch_password }}"
+    intended: "{{ lookup('ansible.builtin.template', 'os10.cfg.j2') }}"
+    owned_patterns: ['^interface breakout 1/1/(2[1-9]|3[0-2]) ']
+    backup_dir: "{{ playbook_dir }}/../backups/switches"
+    backup_name: "{{ inventory_hostname }}"
+"""
+
+RETURN = r"""
+commands:
+  description: Commands pushed (or, in check mode, that would be pushed).
+  returned: always
+  type: list
+  elements: str
+  sample: ["no interface breakout 1/1/24", "interface breakout 1/1/24 map 10g-4x"]
+backup_path:
+  description: Where the running configuration was saved before the change.
+  returned: when a change was pushed
+  type: str
+session_diff:
+  description: EOS C(show session-config diffs) output of the committed session.
+  returned: when an EOS change was pushed
+  type: str
+saved:
+  description: Whether the configuration was saved to startup.
+  returned: always
+  type: bool
+"""
+
+import contextlib
+import os
+import re
+import time
+import traceback
+
+from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+from ansible.module_utils.switch_config import (
+    HAS_HIER_CONFIG,
+    HIER_CONFIG_IMPORT_ERROR,
+    owned_text,
+    remediation,
+)
+
+try:
+    from netmiko import ConnectHandler
+    from netmiko.exceptions import ConfigInvalidException
+
+    HAS_NETMIKO = True
+    NETMIKO_IMPORT_ERROR = None
+except ImportError:
+    HAS_NETMIKO = False
+    NETMIKO_IMPORT_ERROR = traceback.format_exc()
+
+ERROR_PATTERN = r"(?m)^\s*\x07?% ?(Error|Invalid|Incomplete|Ambiguous|Cannot)"
+SHOW_RUNNING = {"dell_os10": "show running-configuration", "arista_eos": "show running-config"}
+
+
+class PushError(Exception):
+    """A push that stopped part-way; carries what had been applied."""
+
+    def __init__(self, message, applied):
+        super().__init__(message)
+        self.applied = applied
+
+
+def connect(params):
+    known_hosts = params["known_hosts"]
+    return ConnectHandler(
+        device_type=params["platform"],
+        host=params["host"],
+        port=params["port"],
+        username=params["username"],
+        password=params["password"],
+        ssh_strict=params["host_key_checking"],
+        system_host_keys=params["host_key_checking"] and not known_hosts,
+        alt_host_keys=bool(params["host_key_checking"] and known_hosts),
+        alt_key_file=known_hosts or "",
+        conn_timeout=params["timeout"],
+        auth_timeout=params["timeout"],
+        banner_timeout=params["timeout"],
+        read_timeout_override=params["timeout"],
+        allow_agent=False,
+        use_keys=False,
+        fast_cli=False,
+    )
+
+
+def read_running(conn, platform):
+    return conn.send_command(SHOW_RUNNING[platform], read_timeout=60)
+
+
+def send_each(conn, commands, applied):
+    """Send commands one by one in the current config mode, recording each applied one."""
+    for command in commands:
+        try:
+            conn.send_config_set(
+                [command],
+                enter_config_mode=False,
+                exit_config_mode=False,
+                error_pattern=ERROR_PATTERN,
+            )
+        except ConfigInvalidException as exc:
+            raise PushError(f"the switch rejected {command!r}: {exc}", applied) from exc
+        except Exception as exc:  # dropped session, timeout: say where it stopped
+            raise PushError(f"the session failed at {command!r}: {exc}", applied) from exc
+        applied.append(command)
+
+
+def push_eos(conn, commands, session):
+    """Apply commands inside a config session; commit only if every command passed."""
+    applied = []
+    conn.config_mode(config_command=f"configure session {session}")
+    try:
+        send_each(conn, commands, applied)
+        diff = conn.send_command("show session-config diffs", expect_string=r"#\s*$")
+        output = conn.send_command("commit", expect_string=r"#\s*$")
+        if re.search(ERROR_PATTERN, output):
+            raise PushError(f"commit of session {session} failed: {output.strip()}", applied)
+    except PushError:
+        # the session may be gone already; EOS expires abandoned sessions itself
+        with contextlib.suppress(Exception):
+            conn.send_command("abort", expect_string=r"#\s*$")
+        raise
+    return diff
+
+
+def push_os10(conn, commands, transaction):
+    """Apply commands in a transaction where possible; discard it on any error."""
+    applied = []
+    use_transaction = False
+    if transaction != "never":
+        output = conn.send_command("start transaction", expect_string=r"#\s*$")
+        use_transaction = not re.search(ERROR_PATTERN, output)
+        if transaction == "always" and not use_transaction:
+            raise PushError(f"this switch refused `start transaction`: {output.strip()}", applied)
+    conn.config_mode()
+    try:
+        send_each(conn, commands, applied)
+        conn.exit_config_mode()
+        if use_transaction:
+            output = conn.send_command("commit", expect_string=r"#\s*$")
+            if re.search(ERROR_PATTERN, output):
+                raise PushError(f"commit failed: {output.strip()}", applied)
+    except PushError as exc:
+        if use_transaction:
+            try:
+                conn.exit_config_mode()
+                conn.send_command("discard", expect_string=r"#\s*$")
+                exc.applied = []  # discarded: nothing reached the running configuration
+            except Exception:
+                pass
+        raise
+    return ""
+
+
+def write_backup(directory, name, running):
+    os.makedirs(directory, mode=0o750, exist_ok=True)
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    path = os.path.join(directory, f"{name}-{stamp}.cfg")
+    with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o640), "w") as handle:
+        handle.write(running)
+    return path
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec={
+            "platform": {"type": "str", "required": True, "choices": ["dell_os10", "arista_eos"]},
+            "host": {"type": "str", "required": True},
+            "port": {"type": "int", "default": 22},
+            "username": {"type": "str", "required": True},
+            "password": {"type": "str", "required": True, "no_log": True},
+            "host_key_checking": {"type": "bool", "default": True},
+            "known_hosts": {"type": "path"},
+            "intended": {"type": "str", "required": True},
+            "owned_patterns": {"type": "list", "elements": "str", "default": []},
+            "backup_dir": {"type": "path", "required": True},
+            "backup_name": {"type": "str", "required": True},
+            "save": {"type": "bool", "default": True},
+            "transaction": {
+                "type": "str",
+                "default": "auto",
+                "choices": ["auto", "always", "never"],
+            },
+            "session_name": {"type": "str", "default": "dlcluster"},
+            "timeout": {"type": "int", "default": 30},
+        },
+        supports_check_mode=True,
+    )
+    if not HAS_NETMIKO:
+        module.fail_json(msg=missing_required_lib("netmiko"), exception=NETMIKO_IMPORT_ERROR)
+    if not HAS_HIER_CONFIG:
+        module.fail_json(
+            msg=missing_required_lib("hier_config"), exception=str(HIER_CONFIG_IMPORT_ERROR)
+        )
+    params = module.params
+    platform = params["platform"]
+    intended = params["intended"]
+    owned = params["owned_patterns"]
+    result = {"changed": False, "commands": [], "saved": False}
+
+    try:
+        conn = connect(params)
+    except Exception as exc:
+        module.fail_json(
+            msg=f"cannot open an SSH session to {params['host']}:{params['port']}: {exc}"
+        )
+    try:
+        running = read_running(conn, platform)
+        commands = remediation(platform, running, intended, owned)
+        result["commands"] = commands
+        if module._diff:
+            result["diff"] = {"before": owned_text(running, intended, owned), "after": intended}
+        if not commands or module.check_mode:
+            result["changed"] = bool(commands)
+            module.exit_json(**result)
+
+        result["backup_path"] = write_backup(params["backup_dir"], params["backup_name"], running)
+        pushed = []
+        # A second pass covers devices that clear a port's sub-interfaces when its
+        # breakout changes: their settings only show up as missing after the first.
+        for _ in range(2):
+            try:
+                if platform == "arista_eos":
+                    session = f"{params['session_name']}-{int(time.time())}"
+                    result["session_diff"] = push_eos(conn, commands, session)
+                else:
+                    push_os10(conn, commands, params["transaction"])
+            except PushError as exc:
+                module.fail_json(
+                    msg=f"{params['backup_name']}: {exc}",
+                    commands_sent=pushed + exc.applied,
+                    commands=result["commands"],
+                    backup_path=result["backup_path"],
+                )
+            pushed.extend(commands)
+            running = read_running(conn, platform)
+            commands = remediation(platform, running, intended, owned)
+            if not commands:
+                break
+        result["changed"] = True
+        result["commands"] = pushed
+        if commands:
+            module.fail_json(
+                msg=f"{params['backup_name']}: the running config still differs after the push",
+                remaining=commands,
+                commands=pushed,
+                backup_path=result["backup_path"],
+            )
+        if params["save"]:
+            output = conn.save_config()
+            if re.search(ERROR_PATTERN, output or ""):
+                module.fail_json(msg=f"saving to startup failed: {output.strip()}", **result)
+            result["saved"] = True
+    except Exception as exc:  # a session that drops outside a push, a timeout reading
+        module.fail_json(
+            msg=f"{params['backup_name']}: {exc}",
+            commands=result.get("commands", []),
+            backup_path=result.get("backup_path"),
+        )
+    finally:
+        with contextlib.suppress(Exception):
+            conn.disconnect()
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()
