@@ -1,0 +1,1 @@
+"""OneFS Platform API simulator of the dlcluster lab (see __main__ for its command line)."""
