@@ -1,0 +1,47 @@
+"""Connection options shared by the onefs_* modules (module_utils/onefs.py)."""
+
+from __future__ import annotations
+
+
+class ModuleDocFragment:
+    DOCUMENTATION = r"""
+options:
+  onefs_host:
+    description: Address of the cluster's API (any node, or the SmartConnect name).
+    type: str
+    required: true
+  port_no:
+    description: API port.
+    type: int
+    default: 8080
+  api_user:
+    description: API user.
+    type: str
+    required: true
+  api_password:
+    description: API password (keep it in Ansible Vault or the environment).
+    type: str
+    required: true
+  verify_ssl:
+    description: Verify the API's TLS certificate (turn off only on purpose).
+    type: bool
+    default: true
+  ca_path:
+    description: CA bundle that signed the API's certificate.
+    type: path
+  auth:
+    description: Session authentication (cookie, CSRF header and Referer) or HTTP basic.
+    type: str
+    default: session
+    choices: [session, basic]
+  timeout:
+    description: Seconds per request.
+    type: int
+    default: 30
+  retries:
+    description: >-
+      Retries, with exponential backoff, of GET, PUT and DELETE requests after a
+      connection error or a 5xx answer; a POST is never repeated.
+    type: int
+    default: 3
+"""

@@ -1,0 +1,143 @@
+#!/usr/bin/python
+"""The NFS export the GPU servers mount."""
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: onefs_nfs_export
+short_description: Create, change or delete a OneFS NFS export
+description:
+  - The export is found by its path (in C(paths)) and access zone; only the fields given
+    are compared and changed.
+version_added: "1.0.0"
+extends_documentation_fragment: [onefs]
+options:
+  path:
+    description: Exported path, under /ifs.
+    type: str
+    required: true
+  description:
+    description: Export description.
+    type: str
+  clients:
+    description: Clients allowed (empty allows all).
+    type: list
+    elements: str
+  root_clients:
+    description: Clients whose root is not mapped.
+    type: list
+    elements: str
+  read_only:
+    description: Export read-only.
+    type: bool
+  map_root:
+    description: "Root mapping, e.g. C({enabled: true, user: nobody})."
+    type: dict
+    suboptions:
+      enabled: {description: Map root., type: bool, default: true}
+      user: {description: User root is mapped to., type: str, default: nobody}
+  zone:
+    description: Access zone.
+    type: str
+    default: System
+  state:
+    description: C(absent) deletes the export.
+    type: str
+    default: present
+    choices: [present, absent]
+author: dlcluster
+"""
+
+EXAMPLES = r"""
+- name: Export /ifs to the GPU servers
+  onefs_nfs_export:
+    onefs_host: isilon.example
+    api_user: admin
+    api_password: "{{ vault_onefs_password }}"
+    path: /ifs
+    read_only: false
+"""
+
+RETURN = r"""
+export:
+  description: The export after the task (empty when deleted).
+  returned: always
+  type: dict
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.onefs import onefs_argument_spec, run
+
+PATH = "4/protocols/nfs/exports"
+
+
+def main():
+    spec = onefs_argument_spec()
+    spec.update(
+        path={"type": "str", "required": True},
+        description={"type": "str"},
+        clients={"type": "list", "elements": "str"},
+        root_clients={"type": "list", "elements": "str"},
+        read_only={"type": "bool"},
+        map_root={
+            "type": "dict",
+            "options": {
+                "enabled": {"type": "bool", "default": True},
+                "user": {"type": "str", "default": "nobody"},
+            },
+        },
+        zone={"type": "str", "default": "System"},
+        state={"type": "str", "default": "present", "choices": ["present", "absent"]},
+    )
+    module = AnsibleModule(argument_spec=spec, supports_check_mode=True)
+    params = module.params
+    if not params["path"].startswith("/ifs"):
+        module.fail_json(msg=f"path {params['path']} is not under /ifs")
+    wanted = {k: params[k] for k in ("description", "clients", "root_clients", "read_only")}
+    wanted = {k: v for k, v in wanted.items() if v is not None}
+    if params["map_root"]:
+        wanted["map_root"] = {
+            "enabled": params["map_root"]["enabled"],
+            "user": {"id": "USER:" + params["map_root"]["user"]},
+        }
+    zone = {"zone": params["zone"]}
+
+    def work(client):
+        exports = client.get(PATH, query=zone)["exports"]
+        current = next((e for e in exports if params["path"] in e.get("paths", [])), None)
+        if params["state"] == "absent":
+            if current and not module.check_mode:
+                client.delete(f"{PATH}/{current['id']}")
+            return _result(module, bool(current), current, {})
+        if current is None:
+            body = {"paths": [params["path"]], **wanted}
+            if not module.check_mode:
+                body["id"] = client.post(PATH + "?" + "zone=" + params["zone"], body)["id"]
+            return _result(module, True, {}, body)
+        change = {}
+        for key, value in wanted.items():
+            have = current.get(key)
+            if key == "map_root" and isinstance(have, dict):
+                have = {
+                    "enabled": have.get("enabled"),
+                    "user": {"id": have.get("user", {}).get("id")},
+                }
+            if have != value:
+                change[key] = value
+        if change and not module.check_mode:
+            client.put(f"{PATH}/{current['id']}", change)
+        return _result(module, bool(change), current, {**current, **change})
+
+    module.exit_json(**run(module, work))
+
+
+def _result(module, changed, before, after):
+    result = {"changed": changed, "export": after or {}}
+    if module._diff:
+        result["diff"] = {"before": before or {}, "after": after or {}}
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,371 @@
+"""OneFS Platform API client shared by the onefs_* modules.
+
+HTTPS with certificate verification on by default (ca_path for a site CA), basic or
+session authentication (session: isisessid cookie plus the X-CSRF-Token header and a
+Referer, which patched clusters require), timeouts, and retries with exponential
+backoff on connection errors and 5xx answers for requests that are safe to repeat
+(GET, PUT, DELETE; a POST is never repeated blindly, so a retry cannot create an
+object twice). Error bodies become OneFSError with the cluster's own message; the
+password is never part of a message.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import time
+from urllib.parse import quote, urlencode
+
+from ansible.module_utils.six.moves.urllib.error import HTTPError, URLError
+from ansible.module_utils.urls import Request
+
+RETRY_METHODS = ("GET", "PUT", "DELETE")
+
+
+def onefs_argument_spec():
+    """Connection options, named as in Dell's dellemc.powerscale collection."""
+    return {
+        "onefs_host": {"type": "str", "required": True},
+        "port_no": {"type": "int", "default": 8080},
+        "api_user": {"type": "str", "required": True},
+        "api_password": {"type": "str", "required": True, "no_log": True},
+        "verify_ssl": {"type": "bool", "default": True},
+        "ca_path": {"type": "path"},
+        "auth": {"type": "str", "default": "session", "choices": ["session", "basic"]},
+        "timeout": {"type": "int", "default": 30},
+        "retries": {"type": "int", "default": 3},
+    }
+
+
+class OneFSError(Exception):
+    """An API call that failed, with the cluster's status, error code and message."""
+
+    def __init__(self, method, path, status, code, message):
+        self.status, self.code, self.api_message = status, code, message
+        super().__init__(f"{method} {path} failed: {status} {code}: {message}")
+
+
+def _errors(body):
+    try:
+        error = json.loads(body)["errors"][0]
+        return error.get("code", ""), error.get("message", "")
+    except (ValueError, KeyError, IndexError, TypeError):
+        return "", body.strip()[:300] if body else ""
+
+
+class OneFSClient:
+    """One conversation with a cluster's API."""
+
+    def __init__(self, params, sleep=time.sleep):
+        self.base = f"https://{params['onefs_host']}:{params['port_no']}"
+        self.params = params
+        self.sleep = sleep
+        self.request = Request(
+            validate_certs=params["verify_ssl"],
+            ca_path=params.get("ca_path"),
+            timeout=params["timeout"],
+            follow_redirects="none",
+        )
+        self.headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        self.session = False
+
+    # -- transport -------------------------------------------------------------------
+
+    def _send(self, method, url, data, headers):
+        """One HTTP exchange: (status, body text, header pairs). Tests replace this."""
+        try:
+            response = self.request.open(method, url, data=data, headers=headers)
+            return (
+                response.getcode(),
+                response.read().decode() or "",
+                list(response.headers.items()),
+            )
+        except HTTPError as err:
+            body = err.read().decode() if err.fp else ""
+            return err.code, body, list((err.headers or {}).items())
+
+    def _exchange(self, method, path, body=None, query=None, auth=True):
+        url = self.base + path + ("?" + urlencode(query) if query else "")
+        data = json.dumps(body) if body is not None else None
+        headers = dict(self.headers)
+        if auth and not self.session:
+            headers["Authorization"] = self._basic()
+        attempts = 1 + (self.params["retries"] if method in RETRY_METHODS else 0)
+        delay = 0.5
+        for attempt in range(attempts):
+            try:
+                status, text, response_headers = self._send(method, url, data, headers)
+            except (URLError, OSError) as err:
+                if attempt + 1 == attempts:
+                    reason = str(getattr(err, "reason", err))
+                    raise OneFSError(method, path, 0, "CONNECTION", reason) from None
+                self.sleep(delay)
+                delay *= 2
+                continue
+            if status >= 500 and attempt + 1 < attempts:
+                self.sleep(delay)
+                delay *= 2
+                continue
+            if status >= 400:
+                code, message = _errors(text)
+                raise OneFSError(method, path, status, code, message)
+            return status, text, response_headers
+        raise OneFSError(method, path, 0, "RETRIES", "no answer")  # pragma: no cover
+
+    def _basic(self):
+        token = f"{self.params['api_user']}:{self.params['api_password']}".encode()
+        return "Basic " + base64.b64encode(token).decode()
+
+    def login(self):
+        """Open a session when asked for one (the default); basic auth needs nothing."""
+        if self.params["auth"] != "session":
+            return
+        body = {
+            "username": self.params["api_user"],
+            "password": self.params["api_password"],
+            "services": ["platform"],
+        }
+        _, _, headers = self._exchange("POST", "/session/1/session", body, auth=False)
+        cookies = {}
+        for key, value in headers:
+            if key.lower() == "set-cookie":
+                name, _, rest = value.strip().partition("=")
+                if name in ("isisessid", "isicsrf"):
+                    cookies[name] = rest.split(";", 1)[0]
+        if "isisessid" not in cookies:
+            raise OneFSError(
+                "POST", "/session/1/session", 0, "SESSION", "no session cookie returned"
+            )
+        self.headers["Cookie"] = f"isisessid={cookies['isisessid']}"
+        self.headers["X-CSRF-Token"] = cookies.get("isicsrf", "")
+        self.headers["Referer"] = self.base
+        self.session = True
+
+    def logout(self):
+        if self.session:
+            with contextlib.suppress(OneFSError):
+                self._exchange("DELETE", "/session/1/session")
+            self.session = False
+
+    # -- API -------------------------------------------------------------------------
+
+    def call(self, method, path, body=None, query=None):
+        """JSON of a /platform call (None for an empty answer)."""
+        _, text, _ = self._exchange(method, "/platform/" + path.lstrip("/"), body, query)
+        return json.loads(text) if text else None
+
+    def get(self, path, query=None):
+        return self.call("GET", path, query=query)
+
+    def post(self, path, body):
+        return self.call("POST", path, body)
+
+    def put(self, path, body):
+        return self.call("PUT", path, body)
+
+    def delete(self, path):
+        return self.call("DELETE", path)
+
+
+def ref(name):
+    """A name as one path segment (policy names have spaces)."""
+    return quote(str(name), safe="")
+
+
+def run(module, work):
+    """Open the client, run work(client), close it; errors fail the module cleanly."""
+    client = OneFSClient(module.params)
+    try:
+        client.login()
+        return work(client)
+    except OneFSError as err:
+        module.fail_json(msg=str(err), status=err.status, code=err.code)
+    finally:
+        client.logout()
+    return None
+
+
+# ---- file pool policies: actions and criteria, shared by the two policy modules -------
+
+SSD_STRATEGIES = ["metadata", "metadata-write", "data", "avoid"]
+_TARGET = {
+    "type": "dict",
+    "options": {
+        "storagepool": {"type": "str", "required": True},
+        "ssd_strategy": {"type": "str", "default": "metadata", "choices": SSD_STRATEGIES},
+    },
+}
+
+
+def policy_action_spec():
+    """The action options, named as dellemc.powerscale names them."""
+    return {
+        "apply_data_storage_policy": dict(_TARGET),
+        "apply_snapshot_storage_policy": dict(_TARGET),
+        "set_requested_protection": {"type": "str"},
+        "set_data_access_pattern": {
+            "type": "str",
+            "choices": ["random", "concurrency", "streaming"],
+        },
+        "enable_coalescer": {"type": "bool"},
+    }
+
+
+def desired_actions(params):
+    """The API actions for the action options that were given (others stay unmanaged)."""
+    actions = []
+    for kind in ("apply_data_storage_policy", "apply_snapshot_storage_policy"):
+        if params.get(kind):
+            actions.append(
+                {
+                    "action_type": kind,
+                    "action_param": {
+                        "storagepool": params[kind]["storagepool"],
+                        "ssd_strategy": params[kind]["ssd_strategy"],
+                    },
+                }
+            )
+    for kind in ("set_requested_protection", "set_data_access_pattern", "enable_coalescer"):
+        if params.get(kind) is not None:
+            actions.append({"action_type": kind, "action_param": params[kind]})
+    return actions
+
+
+def merge_actions(current, wanted):
+    """(actions to send, changed): wanted actions replace theirs, the others are kept."""
+    by_type = {a["action_type"]: a for a in wanted}
+    merged, changed = [], False
+    for action in current:
+        replacement = by_type.pop(action["action_type"], None)
+        if replacement is None:
+            merged.append(action)
+            continue
+        if _param(action.get("action_param")) != _param(replacement["action_param"]):
+            changed = True
+        merged.append(replacement)
+    if by_type:
+        changed = True
+        merged.extend(by_type.values())
+    return merged, changed
+
+
+def _param(value):
+    if isinstance(value, dict):
+        return {k: v for k, v in value.items() if v is not None}
+    return value
+
+
+TYPE_MAP = {
+    "file_name": "name",
+    "file_path": "path",
+    "file_type": "file_type",
+    "accessed": "accessed_time",
+    "created": "birth_time",
+    "modified": "changed_time",
+    "metadata_changed": "metadata_changed_time",
+    "size": "size",
+    "file_attribute": "custom_attribute",
+}
+CONDITION_MAP = {
+    "is_older_than": ">",
+    "is_newer_than": "<",
+    "matches": "==",
+    "does_not_match": "!=",
+    "equal": "==",
+    "not_equal": "!=",
+    "greater_than": ">",
+    "greater_than_equal_to": ">=",
+    "less_than": "<",
+    "less_than_equal_to": "<=",
+    "exists": "==",
+    "does_not_exist": "!",
+}
+# dellemc.powerscale counts a month as 30 days and a year as 365.
+SECONDS = {"minutes": 60, "hours": 3600, "days": 86400, "weeks": 604800,
+           "months": 30 * 86400, "years": 365 * 86400}  # fmt: skip
+TIME_TYPES = {"accessed_time", "birth_time", "changed_time", "metadata_changed_time"}
+
+
+def to_papi_criterion(criterion):
+    """One criterion in the API's form; raises ValueError naming what is wrong."""
+    if "operator" in criterion:
+        return dict(criterion)
+    kind = TYPE_MAP.get(criterion.get("type"))
+    if kind is None:
+        raise ValueError(
+            f"unknown criterion type {criterion.get('type')!r}; known: {', '.join(TYPE_MAP)}"
+        )
+    operator = CONDITION_MAP.get(criterion.get("condition"))
+    if operator is None:
+        raise ValueError(
+            f"unknown condition {criterion.get('condition')!r} for {criterion['type']}"
+        )
+    out = {"type": kind, "operator": operator}
+    if kind in TIME_TYPES:
+        count = criterion.get("relative_datetime_count")
+        if count:
+            unit = count.get("time_unit", "days")
+            if unit not in SECONDS:
+                raise ValueError(f"unknown time_unit {unit!r}")
+            value = int(count.get("time_value", 0))
+            if value <= 0:
+                raise ValueError(f"{criterion['type']} needs a positive time_value, got {value}")
+            out.update(use_relative_time=True, value=value * SECONDS[unit])
+        else:
+            out.update(use_relative_time=False, value=criterion.get("value"))
+    elif kind == "size":
+        info = criterion.get("size_info") or {}
+        out.update(
+            value=info.get("size_value", criterion.get("value")), units=info.get("size_unit", "B")
+        )
+    elif kind in ("name", "path"):
+        out.update(
+            value=criterion.get("value"), case_sensitive=criterion.get("case_sensitive", True)
+        )
+    elif kind == "custom_attribute":
+        out.update(field=criterion.get("field"), value=criterion.get("value"))
+    else:
+        out["value"] = criterion.get("value")
+    return out
+
+
+def to_papi_pattern(pattern):
+    if pattern is None:
+        return None
+    groups = pattern.get("or_criteria") or []
+    if not groups:
+        raise ValueError("or_criteria must list at least one and_criteria group")
+    return {
+        "or_criteria": [
+            {"and_criteria": [to_papi_criterion(c) for c in group.get("and_criteria") or []]}
+            for group in groups
+        ]
+    }
+
+
+def _same(current, wanted):
+    """A criterion equals the wanted one on every field the task sets (numbers as numbers)."""
+    for key, value in wanted.items():
+        have = current.get(key)
+        if key == "value":
+            try:
+                if float(have) == float(value):
+                    continue
+            except (TypeError, ValueError):
+                pass
+        if have != value:
+            return False
+    return True
+
+
+def pattern_differs(current, wanted):
+    have = current.get("or_criteria", [])
+    want = wanted["or_criteria"]
+    if len(have) != len(want):
+        return True
+    for have_group, want_group in zip(have, want, strict=True):
+        a, b = have_group.get("and_criteria", []), want_group["and_criteria"]
+        if len(a) != len(b) or not all(_same(x, y) for x, y in zip(a, b, strict=True)):
+            return True
+    return False

@@ -1,0 +1,351 @@
+"""The onefs_* modules and their client: recorded responses, then the simulator as a cluster."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+import threading
+from pathlib import Path
+
+import ansible.module_utils
+import pytest
+from ansible.module_utils.testing import patch_module_args
+
+ROOT = Path(__file__).resolve().parents[2]
+ansible.module_utils.__path__.append(str(ROOT / "module_utils"))
+sys.path.insert(0, str(ROOT / "lab" / "simulators"))
+from ansible.module_utils import onefs  # noqa: E402
+from onefs_sim import api, model  # noqa: E402
+
+PASSWORD = "pw-not-for-logs"
+PARAMS = {
+    "onefs_host": "127.0.0.1",
+    "port_no": 8080,
+    "api_user": "admin",
+    "api_password": PASSWORD,
+    "verify_ssl": True,
+    "ca_path": None,
+    "auth": "session",
+    "timeout": 5,
+    "retries": 3,
+}
+
+
+def _module(name):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "library" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# ---- the client against recorded responses ----------------------------------------------
+
+
+class Recorder:
+    """Answers requests from a script of (status, body) and records what was sent."""
+
+    def __init__(self, answers):
+        self.answers = list(answers)
+        self.sent = []
+
+    def __call__(self, method, url, data, headers):
+        self.sent.append((method, url, json.loads(data) if data else None, dict(headers)))
+        status, body, headers_out = self.answers.pop(0)
+        return status, json.dumps(body) if body is not None else "", headers_out
+
+
+SESSION_OK = (
+    201,
+    {"services": ["platform"], "username": "admin"},
+    [
+        ("Set-Cookie", "isisessid=abc; path=/; HttpOnly; Secure"),
+        ("Set-Cookie", "isicsrf=tok; path=/"),
+    ],
+)
+
+
+def _client(answers, **overrides):
+    client = onefs.OneFSClient({**PARAMS, **overrides}, sleep=lambda s: None)
+    recorder = Recorder(answers)
+    client._send = recorder
+    return client, recorder
+
+
+def test_session_login_sends_csrf_and_referer_on_later_calls():
+    client, sent = _client([SESSION_OK, (200, {"settings": {"enabled": True}}, [])])
+    client.login()
+    client.get("1/filesystem/settings/access-time")
+    headers = sent.sent[1][3]
+    assert headers["Cookie"] == "isisessid=abc"
+    assert headers["X-CSRF-Token"] == "tok"
+    assert headers["Referer"] == "https://127.0.0.1:8080"
+    assert "Authorization" not in headers
+    assert sent.sent[0][2] == {"username": "admin", "password": PASSWORD, "services": ["platform"]}
+
+
+def test_basic_auth_sends_the_authorization_header():
+    client, sent = _client([(200, {"latest": "11"}, [])], auth="basic")
+    client.login()
+    assert client.get("latest") == {"latest": "11"}
+    assert sent.sent[0][3]["Authorization"].startswith("Basic ")
+
+
+def test_503_is_retried_then_succeeds_and_404_is_not_retried():
+    busy = (503, {"errors": [{"code": "AEC_SERVICE_UNAVAILABLE", "message": "busy"}]}, [])
+    client, sent = _client([busy, busy, (200, {"tiers": [], "total": 0}, [])], auth="basic")
+    assert client.get("1/storagepool/tiers") == {"tiers": [], "total": 0}
+    assert len(sent.sent) == 3
+    missing = (404, {"errors": [{"code": "AEC_NOT_FOUND", "message": "Tier 9 not found"}]}, [])
+    client, sent = _client([missing], auth="basic")
+    with pytest.raises(onefs.OneFSError, match="404 AEC_NOT_FOUND: Tier 9 not found"):
+        client.get("1/storagepool/tiers/9")
+    assert len(sent.sent) == 1
+
+
+def test_a_post_is_never_repeated():
+    failure = (500, {"errors": [{"code": "AEC_EXCEPTION", "message": "boom"}]}, [])
+    client, sent = _client([failure, (201, {"id": 1}, [])], auth="basic")
+    with pytest.raises(onefs.OneFSError):
+        client.post("1/storagepool/tiers", {"name": "hot-tier"})
+    assert len(sent.sent) == 1  # a retry could create the tier twice
+
+
+def test_errors_carry_the_clusters_message_not_the_password():
+    denied = (
+        401,
+        {"errors": [{"code": "AEC_UNAUTHORIZED", "message": "Username or password is incorrect."}]},
+        [],
+    )
+    client, _ = _client([denied])
+    with pytest.raises(onefs.OneFSError) as caught:
+        client.login()
+    assert "Username or password is incorrect." in str(caught.value)
+    assert PASSWORD not in str(caught.value)
+
+
+def test_dellemc_style_criteria_become_the_papers_api_form():
+    pattern = onefs.to_papi_pattern(
+        {
+            "or_criteria": [
+                {
+                    "and_criteria": [
+                        {
+                            "type": "accessed",
+                            "condition": "is_older_than",
+                            "relative_datetime_count": {"time_value": 1, "time_unit": "months"},
+                        },
+                        {
+                            "type": "size",
+                            "condition": "greater_than",
+                            "size_info": {"size_value": 1, "size_unit": "MB"},
+                        },
+                    ]
+                }
+            ]
+        }
+    )
+    assert pattern["or_criteria"][0]["and_criteria"] == [
+        {"type": "accessed_time", "operator": ">", "use_relative_time": True, "value": 2592000},
+        {"type": "size", "operator": ">", "value": 1, "units": "MB"},
+    ]
+    with pytest.raises(ValueError, match="positive time_value"):
+        onefs.to_papi_criterion(
+            {
+                "type": "accessed",
+                "condition": "is_older_than",
+                "relative_datetime_count": {"time_value": 0},
+            }
+        )
+
+
+# ---- the modules against the simulator ------------------------------------------------------
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    from test_onefs_sim import _self_signed
+
+    cert, key = _self_signed(tmp_path)
+    (tmp_path / "ifs").mkdir()
+    store = model.Store(
+        tmp_path / "ifs" / ".ifsvar" / "state.json",
+        ROOT / "lab/simulators/onefs_sim/lab-cluster.json",
+    )
+    server = api.serve(
+        ("127.0.0.1", 0), store, {"admin": PASSWORD}, str(tmp_path / "ifs"), 1, cert, key
+    )
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield {
+        "port_no": server.server_address[1],
+        "ca_path": cert,
+        "store": store,
+        "log": tmp_path / "ifs" / ".ifsvar" / "requests.log",
+    }
+    server.shutdown()
+    server.server_close()
+
+
+def _run(name, cluster, capsys, check_mode=False, **args):
+    module = _module(name)
+    params = {**PARAMS, "port_no": cluster["port_no"], "ca_path": cluster["ca_path"], **args}
+    params.update(_ansible_check_mode=check_mode, _ansible_diff=True)
+    with patch_module_args(params), pytest.raises(SystemExit):
+        module.main()
+    return json.loads(capsys.readouterr().out)
+
+
+def _changes(cluster):
+    log = cluster["log"]
+    return (
+        [" ".join(line.split()[2:4]) for line in log.read_text().splitlines()]
+        if log.exists()
+        else []
+    )
+
+
+IDLE = {
+    "policy_name": "Idle data to cold tier",
+    "apply_order": 1,
+    "file_matching_pattern": {
+        "or_criteria": [
+            {
+                "and_criteria": [
+                    {
+                        "type": "accessed",
+                        "condition": "is_older_than",
+                        "relative_datetime_count": {"time_value": 30, "time_unit": "days"},
+                    }
+                ]
+            }
+        ]
+    },
+    "apply_data_storage_policy": {"storagepool": "cold-tier", "ssd_strategy": "metadata"},
+    "apply_snapshot_storage_policy": {"storagepool": "cold-tier", "ssd_strategy": "metadata"},
+}
+
+
+def test_access_time_is_set_once_and_check_mode_writes_nothing(cluster, capsys):
+    assert _run(
+        "onefs_access_time", cluster, capsys, check_mode=True, enabled=True, precision_days=1
+    )["changed"]
+    assert _changes(cluster) == []
+    assert _run("onefs_access_time", cluster, capsys, enabled=True, precision_days=1)["changed"]
+    assert not _run("onefs_access_time", cluster, capsys, enabled=True, precision_days=1)["changed"]
+    assert _changes(cluster) == ["PUT /platform/1/filesystem/settings/access-time"]
+
+
+def test_tier_create_membership_change_and_delete(cluster, capsys):
+    args = {"tier_name": "cold-tier", "nodepools": ["h500_60tb_3.2tb-ssd_128gb"]}
+    assert _run("onefs_storagepool_tier", cluster, capsys, **args)["changed"]
+    assert not _run("onefs_storagepool_tier", cluster, capsys, **args)["changed"]
+    moved = _run(
+        "onefs_storagepool_tier",
+        cluster,
+        capsys,
+        tier_name="cold-tier",
+        nodepools=["f800_48tb-ssd_256gb"],
+    )
+    assert moved["changed"] and moved["diff"]["after"]["nodepools"] == ["f800_48tb-ssd_256gb"]
+    assert _run("onefs_storagepool_tier", cluster, capsys, tier_name="cold-tier", state="absent")[
+        "changed"
+    ]
+    assert not _run(
+        "onefs_storagepool_tier", cluster, capsys, tier_name="cold-tier", state="absent"
+    )["changed"]
+    assert _changes(cluster) == [
+        "POST /platform/1/storagepool/tiers",
+        "PUT /platform/1/storagepool/tiers/3",
+        "DELETE /platform/1/storagepool/tiers/3",
+    ]
+
+
+def test_policy_create_rerun_change_to_14_days_and_delete(cluster, capsys):
+    created = _run("onefs_filepool_policy", cluster, capsys, **IDLE)
+    assert created["changed"]
+    assert created["policy"]["file_matching_pattern"]["or_criteria"][0]["and_criteria"] == [
+        {"type": "accessed_time", "operator": ">", "use_relative_time": True, "value": 2592000}
+    ]
+    assert not _run("onefs_filepool_policy", cluster, capsys, **IDLE)["changed"]
+    fourteen = json.loads(json.dumps(IDLE))
+    fourteen["file_matching_pattern"]["or_criteria"][0]["and_criteria"][0][
+        "relative_datetime_count"
+    ]["time_value"] = 14
+    changed = _run("onefs_filepool_policy", cluster, capsys, **fourteen)
+    assert changed["changed"]
+    assert list(changed["changes"]) == ["file_matching_pattern"]  # only what differs
+    with cluster["store"].transaction() as state:
+        criterion = state["filepool_policies"][0]["file_matching_pattern"]["or_criteria"][0][
+            "and_criteria"
+        ][0]
+    assert criterion["value"] == 14 * 86400
+    assert _run(
+        "onefs_filepool_policy", cluster, capsys, policy_name=IDLE["policy_name"], state="absent"
+    )["changed"]
+    assert _changes(cluster) == [
+        "POST /platform/4/filepool/policies",
+        "PUT /platform/4/filepool/policies/Idle%20data%20to%20cold%20tier",
+        "DELETE /platform/4/filepool/policies/Idle%20data%20to%20cold%20tier",
+    ]
+
+
+def test_default_policy_keeps_the_actions_it_does_not_manage(cluster, capsys):
+    result = _run(
+        "onefs_filepool_default_policy",
+        cluster,
+        capsys,
+        apply_data_storage_policy={"storagepool": "hot-tier", "ssd_strategy": "data"},
+    )
+    kinds = [a["action_type"] for a in result["actions"]]
+    assert "set_data_access_pattern" in kinds and "enable_coalescer" in kinds
+    assert result["actions"][0]["action_param"] == {
+        "storagepool": "hot-tier",
+        "ssd_strategy": "data",
+    }
+    again = _run(
+        "onefs_filepool_default_policy",
+        cluster,
+        capsys,
+        apply_data_storage_policy={"storagepool": "hot-tier", "ssd_strategy": "data"},
+    )
+    assert not again["changed"]
+
+
+def test_job_is_started_waited_for_and_not_duplicated(cluster, capsys):
+    done = _run("onefs_job", cluster, capsys, job_type="SmartPools", wait=True, wait_interval=1)
+    assert done["changed"] and done["job"]["state"] == "succeeded"
+    with cluster["store"].transaction(write=True) as state:
+        model.start_job(state, {"type": "SmartPools"})  # one left running
+    busy = _run("onefs_job", cluster, capsys, job_type="SmartPools")
+    assert not busy["changed"] and busy["msg"] == "a job of this type is already active"
+
+
+def test_export_is_idempotent_and_changes_in_place(cluster, capsys):
+    args = {"path": "/ifs", "read_only": False, "map_root": {"enabled": True, "user": "nobody"}}
+    assert not _run("onefs_nfs_export", cluster, capsys, **args)["changed"]
+    assert _run("onefs_nfs_export", cluster, capsys, path="/ifs", read_only=True)["changed"]
+    assert _changes(cluster) == ["PUT /platform/4/protocols/nfs/exports/1"]
+
+
+def test_info_gathers_the_asked_subsets(cluster, capsys):
+    facts = _run("onefs_info", cluster, capsys, gather_subset=["version", "nodepools"])["onefs"]
+    assert set(facts) == {"version", "nodepools"}
+    assert facts["version"]["release"] == "9.1.0.0"
+    assert [p["name"] for p in facts["nodepools"]] == [
+        "f800_48tb-ssd_256gb",
+        "h500_60tb_3.2tb-ssd_128gb",
+    ]
+
+
+def test_wrong_password_fails_cleanly_without_echoing_it(cluster, capsys):
+    result = _run(
+        "onefs_info", cluster, capsys, api_password="wrong-secret", gather_subset=["tiers"]
+    )
+    assert result["failed"] and result["status"] == 401
+    assert "wrong-secret" not in json.dumps(result)
+
+
+def test_an_untrusted_certificate_is_refused(cluster, capsys):
+    result = _run("onefs_info", cluster, capsys, ca_path=None, gather_subset=["tiers"])
+    assert result["failed"]
+    assert "CERTIFICATE_VERIFY_FAILED" in result["msg"] or "certificate" in result["msg"].lower()
