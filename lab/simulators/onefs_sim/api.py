@@ -380,6 +380,19 @@ class Simulator(ThreadingHTTPServer):
         self.lnn = lnn
         self.sessions: dict[str, dict[str, Any]] = {}
         self.sessions_lock = threading.Lock()
+        self.log_lock = threading.Lock()
+
+    def log_change(self, method: str, path: str, status: int) -> None:
+        """Append every request that can change state to requests.log beside the state.
+
+        Operators (and the lab's tests) read it to see exactly what a run sent.
+        """
+        if method == "GET" or path.startswith("/session/"):
+            return
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        line = f"{stamp} node{self.lnn} {method} {path} {status}\n"
+        with self.log_lock, open(self.store.path.parent / "requests.log", "a") as log:
+            log.write(line)
 
     def run_job_async(self, job_id: int) -> None:
         """Run a started job in the background, as OneFS's job engine does."""
@@ -423,6 +436,7 @@ class PapiHandler(BaseHTTPRequestHandler):
         self._dispatch("DELETE")
 
     def _send(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
+        self.server.log_change(self.command, self.path, status)
         data = b"" if body is None else json.dumps(body).encode()
         self.send_response(status)
         for name, value in (headers or {}).items():
