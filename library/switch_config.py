@@ -310,7 +310,12 @@ def main():
         commands = remediation(platform, running, intended, owned)
         result["commands"] = commands
         if module._diff:
-            result["diff"] = {"before": owned_text(running, intended, owned), "after": intended}
+            # both sides normalised the same way (blocks without `!`), so only real
+            # differences show
+            result["diff"] = {
+                "before": owned_text(running, intended, owned),
+                "after": owned_text(intended, intended),
+            }
         if not commands or module.check_mode:
             result["changed"] = bool(commands)
             module.exit_json(**result)

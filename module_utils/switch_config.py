@@ -127,6 +127,10 @@ def remediation(
                 commands.append("exit")
 
     walk(config.children)
+    if platform == "dell_os10":
+        # Physical ports cannot be deleted on OS10; un-splitting a breakout removes its
+        # sub-ports, so their negation is never sent.
+        commands = [c for c in commands if not c.startswith("no interface ethernet")]
     return commands
 
 

@@ -46,6 +46,11 @@ def lab_state_dir() -> Path:
     return ROOT / "lab" / ".state"
 
 
+def lab_password(name: str) -> str:
+    """A lab secret generated at bring-up (lab/.state/secrets/<name>)."""
+    return (ROOT / "lab" / ".state" / "secrets" / name).read_text().strip()
+
+
 def docker_host(name: str) -> testinfra.host.Host:
     """A testinfra host that runs commands inside the lab container `name`."""
     return testinfra.get_host(f"docker://{name}")

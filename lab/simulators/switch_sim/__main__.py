@@ -1,0 +1,43 @@
+"""Command line of the switch simulator.
+
+    python3 -m switch_sim --platform os10|eos --listen 0.0.0.0:22 \
+        --host-key /var/lib/switch-sim/host_key --state /var/lib/switch-sim/state.json \
+        --users-file /run/secrets/switch-users [--hostname NAME] [--faults FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .server import Switch, load_host_key, read_users
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="switch_sim")
+    parser.add_argument("--platform", choices=["os10", "eos"], required=True)
+    parser.add_argument("--listen", default="0.0.0.0:22")
+    parser.add_argument("--host-key", required=True)
+    parser.add_argument("--state", required=True)
+    parser.add_argument("--users-file", required=True)
+    parser.add_argument("--hostname")
+    parser.add_argument("--faults")
+    args = parser.parse_args(argv)
+    hostname = args.hostname or ("OS10" if args.platform == "os10" else "switch")
+    switch = Switch(
+        args.platform,
+        args.state,
+        read_users(args.users_file),
+        load_host_key(args.host_key),
+        hostname,
+        args.faults,
+    )
+    host, _, port = args.listen.rpartition(":")
+    bound = switch.listen(host, int(port))
+    print(f"switch_sim: {args.platform} {hostname} listening on {host}:{bound}", flush=True)
+    switch.serve_forever()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

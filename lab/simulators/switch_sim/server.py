@@ -1,0 +1,207 @@
+"""SSH side of the switch simulator: paramiko server, the interactive shell, fault injection.
+
+Each accepted connection gets a session object of the device model (os10 or eos); the
+shell echoes what it receives, ends lines with CRLF, runs each line and prints the
+output and the prompt. Faults are read from a JSON file at every new session, so a test
+can change them without restarting the simulator:
+{"drop_after_config_commands": N, "delay_seconds": F, "reject_commands": ["regex", ...]}.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import paramiko
+
+from . import eos, os10
+from .state import SwitchState
+
+MODELS = {"os10": (os10.OS10Session, os10.factory), "eos": (eos.EOSSession, eos.factory)}
+
+
+class _Auth(paramiko.ServerInterface):
+    def __init__(self, users: dict[str, str]):
+        self.users = users
+        self.shell = threading.Event()
+
+    def check_auth_password(self, username: str, password: str) -> int:
+        if self.users.get(username) == password:
+            return paramiko.AUTH_SUCCESSFUL
+        return paramiko.AUTH_FAILED
+
+    def get_allowed_auths(self, username: str) -> str:
+        return "password"
+
+    def check_channel_request(self, kind: str, chanid: int) -> int:
+        if kind == "session":
+            return paramiko.OPEN_SUCCEEDED
+        return paramiko.OPEN_FAILED_ADMINISTRATIVELY_PROHIBITED
+
+    def check_channel_pty_request(self, *args: Any) -> bool:
+        return True
+
+    def check_channel_shell_request(self, channel: Any) -> bool:
+        self.shell.set()
+        return True
+
+
+class Switch:
+    """One simulated switch: its state, users, host key and fault file."""
+
+    def __init__(
+        self,
+        platform: str,
+        state_path: str,
+        users: dict[str, str],
+        host_key: paramiko.PKey,
+        hostname: str,
+        faults_path: str | None = None,
+    ):
+        session_cls, factory = MODELS[platform]
+        self.session_cls = session_cls
+        self.state = SwitchState(state_path, factory(hostname))
+        self.users = users
+        self.host_key = host_key
+        self.faults_path = Path(faults_path) if faults_path else None
+        self.sock: socket.socket | None = None
+        self.stopping = threading.Event()
+
+    def faults(self) -> dict[str, Any]:
+        if self.faults_path and self.faults_path.exists():
+            try:
+                return json.loads(self.faults_path.read_text() or "{}")
+            except ValueError:
+                return {}
+        return {}
+
+    def listen(self, host: str, port: int) -> int:
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind((host, port))
+        self.sock.listen(20)
+        return self.sock.getsockname()[1]
+
+    def serve_forever(self) -> None:
+        assert self.sock is not None
+        while not self.stopping.is_set():
+            try:
+                client, _ = self.sock.accept()
+            except OSError:
+                break
+            threading.Thread(target=self._connection, args=(client,), daemon=True).start()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        if self.sock:
+            self.sock.close()
+
+    def _connection(self, client: socket.socket) -> None:
+        transport = paramiko.Transport(client)
+        transport.add_server_key(self.host_key)
+        auth = _Auth(self.users)
+        try:
+            transport.start_server(server=auth)
+            channel = transport.accept(30)
+            if channel is None or not auth.shell.wait(10):
+                return
+            Shell(channel, self.session_cls(self.state), self.faults()).run()
+        except (paramiko.SSHException, EOFError, OSError):
+            pass
+        finally:
+            transport.close()
+
+
+class Shell:
+    """The interactive CLI on one channel."""
+
+    def __init__(self, channel: Any, session: Any, faults: dict[str, Any]):
+        self.channel = channel
+        self.session = session
+        self.delay = float(faults.get("delay_seconds", 0))
+        self.drop_after = faults.get("drop_after_config_commands")
+        self.reject = [re.compile(p) for p in faults.get("reject_commands", [])]
+        self.config_commands = 0
+
+    def write(self, text: str) -> None:
+        self.channel.sendall(text.replace("\r\n", "\n").replace("\n", "\r\n").encode())
+
+    def run(self) -> None:
+        self.write(self.session.prompt())
+        buffer = ""
+        while True:
+            data = self.channel.recv(4096)
+            if not data:
+                return
+            for char in data.decode(errors="replace"):
+                if char in "\r\n":
+                    if char == "\n" and buffer == "" and getattr(self, "_last_cr", False):
+                        self._last_cr = False
+                        continue  # the LF of a CRLF
+                    self._last_cr = char == "\r"
+                    self.write("\r\n")
+                    if not self.line(buffer):
+                        return
+                    buffer = ""
+                elif char in ("\x7f", "\x08"):
+                    if buffer:
+                        buffer = buffer[:-1]
+                        self.write("\b \b")
+                else:
+                    self._last_cr = False
+                    buffer += char
+                    self.write(char)
+
+    def line(self, text: str) -> bool:
+        """Run one line; False ends the session."""
+        if self.delay:
+            time.sleep(self.delay)
+        in_config = self.session.in_config
+        if any(p.search(text.strip()) for p in self.reject) and text.strip():
+            error = (
+                "% Error: Command rejected."
+                if self.session.platform == "os10"
+                else "% Invalid input"
+            )
+            self.write(error + "\n" + self.session.prompt())
+            return True
+        try:
+            output = self.session.execute(text)
+        except os10.SessionEnd:
+            return False
+        if output:
+            self.write(output + "\n")
+        if in_config and text.strip() and not output.startswith("%"):
+            self.config_commands += 1
+            if self.drop_after is not None and self.config_commands >= int(self.drop_after):
+                self.channel.close()  # the fault: the session dies after this command
+                return False
+        self.write(self.session.prompt())
+        return True
+
+
+def read_users(path: str) -> dict[str, str]:
+    users = {}
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            if ":" in line and not line.startswith("#"):
+                user, password = line.rstrip("\n").split(":", 1)
+                users[user] = password
+    return users
+
+
+def load_host_key(path: str) -> paramiko.PKey:
+    """The switch's host key, created on first start and kept on the state volume."""
+    key_path = Path(path)
+    if key_path.exists():
+        return paramiko.RSAKey.from_private_key_file(str(key_path))
+    key = paramiko.RSAKey.generate(2048)
+    key_path.parent.mkdir(parents=True, exist_ok=True)
+    key.write_private_key_file(str(key_path))
+    key_path.chmod(0o600)
+    return key

@@ -1,0 +1,40 @@
+"""Running and startup configuration of a simulated switch, persisted as JSON.
+
+The running configuration lives in memory and is lost on restart, as on a switch;
+`write memory` copies it to startup, which is what a restart loads.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+
+class SwitchState:
+    """Running config (shared by all sessions), startup config on disk."""
+
+    def __init__(self, path: str | os.PathLike, factory: dict[str, Any]):
+        self.path = Path(path)
+        self.lock = threading.RLock()
+        self.startup = self._load() or copy.deepcopy(factory)
+        self.running = copy.deepcopy(self.startup)
+
+    def _load(self) -> dict[str, Any] | None:
+        if self.path.exists():
+            return json.loads(self.path.read_text())["startup"]
+        return None
+
+    def save(self) -> None:
+        """Copy running to startup and persist it atomically."""
+        with self.lock:
+            self.startup = copy.deepcopy(self.running)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".state-")
+            with os.fdopen(fd, "w") as handle:
+                json.dump({"startup": self.startup}, handle, indent=1, sort_keys=True)
+            os.replace(tmp, self.path)

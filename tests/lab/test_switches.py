@@ -1,0 +1,165 @@
+"""The lab's simulated S5232 (OS10) and 7060 (EOS) configured by playbooks/network.yml."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+from conftest import ROOT, lab_password, run_playbook
+from netmiko import ConnectHandler
+
+SWITCHES = {"lab-s5232": ("dell_os10", 22311), "lab-7060": ("arista_eos", 22312)}
+SHOW = {"dell_os10": "show running-configuration", "arista_eos": "show running-config"}
+SPLIT_24 = {
+    "switch_os10_breakouts": [
+        {"ports": "1/1/21-23", "mode": "40g-1x"},
+        {"ports": "1/1/24", "mode": "10g-4x"},
+        {"ports": "1/1/25-32", "mode": "40g-1x"},
+    ]
+}
+
+
+def running(name: str) -> str:
+    device_type, port = SWITCHES[name]
+    with ConnectHandler(
+        device_type=device_type,
+        host="127.0.0.1",
+        port=port,
+        username="admin",
+        password=lab_password("switch"),
+        ssh_strict=True,
+        system_host_keys=False,
+        alt_host_keys=True,
+        alt_key_file=str(ROOT / "lab" / ".state" / "known_hosts"),
+    ) as conn:
+        return conn.send_command(SHOW[device_type])
+
+
+def _faults(name: str, faults: dict) -> None:
+    subprocess.run(
+        [
+            "docker",
+            "exec",
+            name,
+            "sh",
+            "-c",
+            f"echo '{json.dumps(faults)}' > /var/lib/switch-sim/faults.json",
+        ],
+        check=True,
+    )
+
+
+def _summary(result) -> str:
+    return " ".join(result.stdout.split())
+
+
+def test_s5232_carries_the_papers_breakouts_and_ports():
+    config = running("lab-s5232")
+    for port in range(21, 33):
+        assert f"interface breakout 1/1/{port} map 40g-1x" in config
+        assert (
+            f"interface ethernet1/1/{port}:1\n no shutdown\n switchport access vlan 1\n!" in config
+        )
+        assert f"interface ethernet1/1/{port}\n" not in config  # split ports are gone
+    assert "interface vlan1\n no shutdown" in config
+
+
+def test_7060_carries_the_papers_settings():
+    config = running("lab-7060")
+    for line in (
+        "transceiver qsfp default-mode 4x10G",
+        "spanning-tree mode mstp",
+        "interface Port-Channel10",
+        "interface Ethernet31/1\n   speed forced 100gfull\n   channel-group 10 mode active",
+        "interface Ethernet32/1\n   speed forced 100gfull\n   channel-group 10 mode active",
+        "interface Ethernet21/1\n   description lab-isilon-1\n   speed forced 40gfull",
+        "ip routing",
+    ):
+        assert line in config
+
+
+def test_a_second_run_sends_nothing():
+    result = run_playbook("playbooks/network.yml")
+    assert result.returncode == 0, result.stdout[-2000:]
+    assert "lab-s5232 : ok=4 changed=0" in _summary(result)
+    assert "lab-7060 : ok=3 changed=0" in _summary(result)
+
+
+def test_check_diff_shows_a_breakout_change_and_touches_nothing():
+    before = running("lab-s5232")
+    result = run_playbook(
+        "playbooks/network.yml",
+        "--limit",
+        "lab-s5232",
+        "--check",
+        "--diff",
+        "-e",
+        json.dumps(SPLIT_24),
+    )
+    assert result.returncode == 0, result.stdout[-2000:]
+    assert "-interface breakout 1/1/24 map 40g-1x" in result.stdout
+    assert "+interface breakout 1/1/24 map 10g-4x" in result.stdout
+    assert "+interface ethernet1/1/24:4" in result.stdout
+    assert running("lab-s5232").split("\n", 2)[2] == before.split("\n", 2)[2]
+
+
+def test_breakout_change_is_applied_saved_and_reverted():
+    result = run_playbook(
+        "playbooks/network.yml", "--limit", "lab-s5232", "-e", json.dumps(SPLIT_24)
+    )
+    try:
+        assert result.returncode == 0, result.stdout[-2000:]
+        config = running("lab-s5232")
+        assert "interface breakout 1/1/24 map 10g-4x" in config
+        assert all(f"interface ethernet1/1/24:{n}\n no shutdown" in config for n in range(1, 5))
+    finally:
+        restored = run_playbook("playbooks/network.yml", "--limit", "lab-s5232")
+        assert restored.returncode == 0, restored.stdout[-2000:]
+    assert "interface breakout 1/1/24 map 40g-1x" in running("lab-s5232")
+
+
+@pytest.mark.parametrize("switch", ["lab-s5232", "lab-7060"])
+def test_a_dropped_session_fails_with_what_was_sent_and_the_next_run_converges(switch):
+    change = (
+        SPLIT_24
+        if switch == "lab-s5232"
+        else {"switch_eos_static_routes": [{"prefix": "0.0.0.0/0", "next_hop": "10.201.0.1"},
+                                           {"prefix": "10.99.0.0/16", "next_hop": "10.201.0.254"}],
+              "switch_eos_spanning_tree_mode": "rstp"}
+    )  # fmt: skip
+    _faults(switch, {"drop_after_config_commands": 2})
+    try:
+        failed = run_playbook(
+            "playbooks/network.yml",
+            "--limit",
+            switch,
+            "-e",
+            json.dumps(change),
+            "-e",
+            "switch_os10_transaction=never",
+        )
+    finally:
+        _faults(switch, {})
+    assert failed.returncode != 0
+    out = failed.stdout
+    assert f"{switch}: the session failed at" in " ".join(out.split())
+    assert "commands_sent:" in out
+    assert f"backup_path: {ROOT}/lab/.state/backups/switches/{switch}-" in out
+    converged = run_playbook("playbooks/network.yml", "--limit", switch)
+    assert converged.returncode == 0, converged.stdout[-2000:]
+    again = run_playbook("playbooks/network.yml", "--limit", switch)
+    assert "changed=0" in _summary(again)
+
+
+def test_saved_configuration_survives_a_switch_restart():
+    subprocess.run(["docker", "restart", "lab-s5232"], check=True, capture_output=True)
+    import time
+
+    for _ in range(30):
+        try:
+            config = running("lab-s5232")
+            break
+        except Exception:
+            time.sleep(1)
+    assert "interface breakout 1/1/21 map 40g-1x" in config
