@@ -49,8 +49,8 @@ def test_site_playbook_passes_syntax_check(site):
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-@pytest.mark.parametrize("site", EXAMPLES)
-def test_example_site_passes_preflight(site):
+@pytest.mark.parametrize("site", SITES)
+def test_site_passes_preflight(site):
     result = _run(
         str(BIN / "ansible-playbook"), "-i", f"inventories/{site}", "playbooks/preflight.yml"
     )
