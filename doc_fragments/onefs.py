@@ -45,3 +45,44 @@ options:
     type: int
     default: 3
 """
+
+    # The SmartPools action options of the default and the named file pool policies.
+    ACTIONS = r"""
+options:
+  apply_data_storage_policy:
+    description: Data storage target.
+    type: dict
+    suboptions:
+      storagepool:
+        description: Tier or node pool name, or C(anywhere).
+        type: str
+        required: true
+      ssd_strategy:
+        description: How SSDs are used.
+        type: str
+        default: metadata
+        choices: [metadata, metadata-write, data, avoid]
+  apply_snapshot_storage_policy:
+    description: Snapshot storage target.
+    type: dict
+    suboptions:
+      storagepool:
+        description: Tier or node pool name, or C(anywhere).
+        type: str
+        required: true
+      ssd_strategy:
+        description: How SSDs are used.
+        type: str
+        default: metadata
+        choices: [metadata, metadata-write, data, avoid]
+  set_requested_protection:
+    description: Requested protection, e.g. C(default) or C(+2d:1n).
+    type: str
+  set_data_access_pattern:
+    description: Data access pattern.
+    type: str
+    choices: [random, concurrency, streaming]
+  enable_coalescer:
+    description: SmartCache (write coalescer).
+    type: bool
+"""

@@ -11,38 +11,7 @@ description:
   - Compares only the actions given; actions the task does not name are kept as they
     are in the one PUT it sends when something differs.
 version_added: "1.0.0"
-extends_documentation_fragment: [onefs]
-options:
-  apply_data_storage_policy:
-    description: Data storage target.
-    type: dict
-    suboptions:
-      storagepool: {description: Tier or node pool name, or C(anywhere)., type: str, required: true}
-      ssd_strategy:
-        description: How SSDs are used.
-        type: str
-        default: metadata
-        choices: [metadata, metadata-write, data, avoid]
-  apply_snapshot_storage_policy:
-    description: Snapshot storage target.
-    type: dict
-    suboptions:
-      storagepool: {description: Tier or node pool name, or C(anywhere)., type: str, required: true}
-      ssd_strategy:
-        description: How SSDs are used.
-        type: str
-        default: metadata
-        choices: [metadata, metadata-write, data, avoid]
-  set_requested_protection:
-    description: Requested protection, e.g. C(default) or C(+2d:1n).
-    type: str
-  set_data_access_pattern:
-    description: Data access pattern.
-    type: str
-    choices: [random, concurrency, streaming]
-  enable_coalescer:
-    description: SmartCache (write coalescer).
-    type: bool
+extends_documentation_fragment: [onefs, onefs.actions]
 author: dlcluster
 """
 

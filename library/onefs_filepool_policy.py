@@ -16,7 +16,7 @@ description:
     differ - Dell's collection cannot modify a policy, which re-running to reconfigure
     tiers needs.
 version_added: "1.0.0"
-extends_documentation_fragment: [onefs]
+extends_documentation_fragment: [onefs, onefs.actions]
 options:
   policy_name:
     description: Policy name.
@@ -31,36 +31,6 @@ options:
   file_matching_pattern:
     description: "C({or_criteria: [{and_criteria: [criterion, ...]}, ...]})."
     type: dict
-  apply_data_storage_policy:
-    description: Data storage target.
-    type: dict
-    suboptions:
-      storagepool: {description: Tier or node pool name, or C(anywhere)., type: str, required: true}
-      ssd_strategy:
-        description: How SSDs are used.
-        type: str
-        default: metadata
-        choices: [metadata, metadata-write, data, avoid]
-  apply_snapshot_storage_policy:
-    description: Snapshot storage target.
-    type: dict
-    suboptions:
-      storagepool: {description: Tier or node pool name, or C(anywhere)., type: str, required: true}
-      ssd_strategy:
-        description: How SSDs are used.
-        type: str
-        default: metadata
-        choices: [metadata, metadata-write, data, avoid]
-  set_requested_protection:
-    description: Requested protection, e.g. C(default) or C(+2d:1n).
-    type: str
-  set_data_access_pattern:
-    description: Data access pattern.
-    type: str
-    choices: [random, concurrency, streaming]
-  enable_coalescer:
-    description: SmartCache (write coalescer).
-    type: bool
   state:
     description: C(absent) deletes the policy.
     type: str
