@@ -1,0 +1,40 @@
+"""playbooks/validate.yml on the lab: every supported check, the report, and failure."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import ROOT, run_playbook
+
+REPORT = ROOT / "lab" / ".state" / "reports" / "validate"
+
+
+def test_validate_reports_every_check_and_skips_only_with_a_reason():
+    result = run_playbook("playbooks/validate.yml")
+    assert result.returncode == 0, result.stdout[-3000:]
+    data = json.loads((REPORT / "results.json").read_text())
+    checks = {r["check"] for r in data["results"]}
+    assert checks == {"mtu", "mpi", "gpus", "iperf3", "fio", "reader", "sizing"}
+    for record in data["results"]:
+        assert record["status"] in ("pass", "skipped", "info"), record
+        if record["status"] == "skipped":
+            assert record["reason"], record
+    readers = [r for r in data["results"] if r["check"] == "reader"]
+    assert len(readers) == 8 and all(r["value"] > 0 for r in readers)  # 2 hosts x 4 mounts
+    report = (REPORT / "report.md").read_text()
+    assert "## Storage: reader per mount" in report
+    assert "a local directory: this host has no kernel NFS client" in report
+    assert (REPORT / "throughput.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_an_impossible_threshold_fails_the_run_naming_it():
+    thresholds = {"iperf_gbps_min": 10000, "reader_mbps_min": 1, "fio_mbps_min": 1}
+    result = run_playbook(
+        "playbooks/validate.yml",
+        "-e",
+        json.dumps({"validate_thresholds": thresholds, "validate_checks": ["network"]}),
+    )
+    assert result.returncode != 0
+    summary = " ".join(result.stdout.split())
+    assert "Validation failed" in summary
+    assert "(threshold 10000)" in summary

@@ -1,0 +1,97 @@
+"""The validate role's result records (filter_plugins/validate.py) and its report."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+_SPEC = importlib.util.spec_from_file_location("validate", ROOT / "filter_plugins" / "validate.py")
+validate = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(validate)
+
+IPERF = {"end": {"sum_received": {"bits_per_second": 9.41e9}}}
+FIO = {"jobs": [{"read": {"bw_bytes": 83_000_000}}, {"read": {"bw_bytes": 83_000_000}}]}
+
+
+def test_iperf_pass_and_fail_against_the_threshold():
+    ok = validate.validate_iperf_result({"stdout": json.dumps(IPERF)}, "gpu-1", 5.0, "gpu-2")
+    assert (ok["value"], ok["unit"], ok["status"]) == (9.41, "Gbit/s", "pass")
+    slow = validate.validate_iperf_result({"stdout": json.dumps(IPERF)}, "gpu-1", 40.0, "gpu-2")
+    assert slow["status"] == "fail"
+    broken = validate.validate_iperf_result(
+        {"stdout": "", "stderr": "unable to connect"}, "gpu-1", 1, "x"
+    )
+    assert broken["status"] == "fail" and "unable to connect" in broken["reason"]
+
+
+def test_fio_sums_the_jobs_and_says_when_it_read_locally():
+    result = validate.validate_fio_result(
+        {"stdout": json.dumps(FIO)}, "gpu-1", 100, "/var/tmp/f", True
+    )
+    assert result["value"] == 166.0 and result["status"] == "pass"
+    assert "local directory" in result["reason"]
+
+
+def test_reader_reports_each_mount_and_errors_as_failures():
+    out = {
+        "method": "libnfs",
+        "mounts": [
+            {
+                "mount": "/mnt/isilon1",
+                "address": "10.0.0.1",
+                "files": 16,
+                "bytes": 67108864,
+                "seconds": 0.5,
+                "mbps": 134.2,
+            },
+            {"mount": "/mnt/isilon2", "address": "10.0.0.2", "error": "nfs-ls failed"},
+        ],
+    }
+    records = validate.validate_reader_results({"stdout": json.dumps(out)}, "gpu-1", 100)
+    assert [r["status"] for r in records] == ["pass", "fail"]
+    assert records[0]["target"] == "/mnt/isilon1 (10.0.0.1)"
+
+
+def test_no_gpu_is_skipped_with_the_reason_never_passed():
+    records = validate.validate_gpu_results([], "lab-compute-1", None, 0, 0)
+    assert records[0]["status"] == "skipped"
+    assert "no NVIDIA GPU" in records[0]["reason"]
+
+
+def test_gpu_problems_are_spelled_out():
+    lines = ["0, Tesla V100-SXM2-32GB, 535.216.01, Disabled, 2, 3, 16"]
+    records = validate.validate_gpu_results(lines, "dgx1-1", 0, 8, 8)
+    assert records[0]["status"] == "fail"
+    assert records[0]["reason"] == "persistence mode off; 2 uncorrected ECC errors"
+    assert records[1]["reason"] == "1 GPUs seen, 8 expected"
+
+
+def test_report_has_a_table_per_check_and_a_plot(tmp_path):
+    results = {
+        "cluster": "lab",
+        "results": [
+            validate.validate_iperf_result({"stdout": json.dumps(IPERF)}, "a", 1, "b"),
+            validate.validate_gpu_results([], "a", None, 0, 0)[0],
+        ],
+    }
+    source = tmp_path / "results.json"
+    source.write_text(json.dumps(results))
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "roles/validate/files/validate_report.py"),
+            str(source),
+            str(tmp_path),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    report = (tmp_path / "report.md").read_text()
+    assert "## Network throughput (iperf3)" in report
+    assert "| a | b | 9.41 Gbit/s | 1 | pass |" in report
+    assert "| a | GPUs |  |  | skipped | no NVIDIA GPU" in report
+    assert (tmp_path / "throughput.png").read_bytes()[:4] == b"\x89PNG"
