@@ -74,6 +74,42 @@ def driver_branch_problems(hosts: Sequence[str], branches: Sequence[Any]) -> lis
     return problems
 
 
+def secret_problems(secrets: dict[str, Any], groups: dict[str, Sequence[str]]) -> list[str]:
+    """Credentials a group needs that are empty: a missing vault entry or unset variable.
+
+    `secrets` maps the variable name to (group that needs it, value); the check only
+    applies where the group has hosts. Values are never echoed.
+    """
+    problems = []
+    for name, (group, value) in secrets.items():
+        if groups.get(group) and (value is None or str(value).strip() == ""):
+            problems.append(
+                f"{name} is empty: put it in the site's Ansible Vault file or its environment "
+                f"variable (the {group} group needs it)"
+            )
+    return problems
+
+
+def switch_mtu_problems(
+    host_mtu: Any, switches: Sequence[str], port_mtus: Sequence[Any]
+) -> list[str]:
+    """Switch ports whose MTU is below the hosts' data MTU: jumbo frames would be dropped."""
+    problems = []
+    try:
+        wanted = int(host_mtu)
+    except (TypeError, ValueError):
+        return []
+    for switch, port_mtu in zip(switches, port_mtus, strict=True):
+        if port_mtu in (None, "", 0, "0"):
+            continue
+        if int(port_mtu) < wanted:
+            problems.append(
+                f"{switch}: switch port MTU {port_mtu} is below the hosts' cluster_data_mtu "
+                f"{wanted}; frames that size would be dropped"
+            )
+    return problems
+
+
 class FilterModule:
     """Inventory checks for the preflight role."""
 
@@ -83,4 +119,6 @@ class FilterModule:
             "mtu_problems": mtu_problems,
             "missing_group_problems": missing_group_problems,
             "driver_branch_problems": driver_branch_problems,
+            "secret_problems": secret_problems,
+            "switch_mtu_problems": switch_mtu_problems,
         }

@@ -20,8 +20,17 @@ SITES = ["lab", "dss8440", "dgx1", "dgxa100"]
 EXAMPLES = [site for site in SITES if site != "lab"]
 
 
-def _run(*args: str) -> subprocess.CompletedProcess[str]:
+# The example sites read their secrets from the environment; preflight refuses empty ones.
+FAKE_SECRETS = {
+    "DLCLUSTER_ONEFS_PASSWORD": "example-onefs",
+    "DLCLUSTER_SWITCH_PASSWORD": "example-switch",
+    "DLCLUSTER_NGC_API_KEY": "example-ngc",
+}
+
+
+def _run(*args: str, secrets: bool = True) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"), "ANSIBLE_NOCOLOR": "1"}
+    env.update(FAKE_SECRETS if secrets else {k: "" for k in FAKE_SECRETS})
     return subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
 
 
@@ -152,3 +161,14 @@ def test_preflight_names_bad_nic_and_driver_values(tmp_path):
     assert "gpu-1: nics_interfaces: enp31s0f0: mtu 10000 is outside 576-9216" in out
     assert "gpu-2: nics_interfaces: enp31s0f0: gateway 10.0.0.1 is outside 172.16.1.0/24" in out
     assert "gpu-1: nvidia_driver_branch 'latest' is not a driver branch number" in out
+
+
+def test_preflight_names_a_missing_secret_and_never_its_value():
+    result = _run(
+        str(BIN / "ansible-playbook"), "-i", "inventories/dgx1", "playbooks/preflight.yml",
+        secrets=False,
+    )  # fmt: skip
+    out = " ".join(result.stdout.split())
+    assert result.returncode != 0
+    for name in ("cluster_onefs_password", "cluster_switch_password", "cluster_registry_password"):
+        assert f"{name} is empty" in out

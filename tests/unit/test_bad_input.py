@@ -1,0 +1,390 @@
+"""Bad input fails early, names the problem, and touches nothing.
+
+Each case runs preflight against an inventory (the lab's or a small one written here)
+or a role's own argument checks in a play on the control host alone, and asserts the
+exact message. Nothing here connects to a lab device, a switch, an API or an example
+site: the only hosts are written into throwaway inventories and never contacted,
+because each case fails in its first, local step.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+
+BASE_INVENTORY = {
+    "compute": {"gpu-1": {"cluster_data_address": "172.16.1.1"}},
+    "isilon": {f"isilon-{n}": {"cluster_data_address": f"172.16.1.1{n}"} for n in range(1, 5)},
+}
+SECRETS = {
+    "cluster_onefs_password": "x",
+    "cluster_switch_password": "x",
+    "cluster_registry_password": "x",
+}
+
+
+def _inventory(tmp_path: Path, groups: dict, group_vars: dict | None = None) -> Path:
+    children = {}
+    for group, hosts in groups.items():
+        if group in ("switches_os10", "switches_eos"):
+            children.setdefault("switches", {"children": {}})["children"][group] = {"hosts": hosts}
+        else:
+            children[group] = {"hosts": hosts}
+    path = tmp_path / "inv"
+    (path / "group_vars" / "all").mkdir(parents=True)
+    (path / "hosts.yml").write_text(json.dumps({"all": {"children": children}}))
+    (path / "group_vars" / "all" / "site.yml").write_text(
+        json.dumps({"cluster_data_mtu": 9000, **SECRETS, **(group_vars or {})})
+    )
+    return path
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"), "ANSIBLE_NOCOLOR": "1"}
+    return subprocess.run(
+        [str(BIN / "ansible-playbook"), *args], cwd=ROOT, env=env, capture_output=True,
+        text=True, timeout=300, check=False,
+    )  # fmt: skip
+
+
+def _flat(result: subprocess.CompletedProcess[str]) -> str:
+    return " ".join((result.stdout + result.stderr).split())
+
+
+# ---- preflight: cross-host checks of an inventory ---------------------------------------
+
+PREFLIGHT_CASES = [
+    ("mtu_too_big", {}, {"cluster_data_mtu": 10000}, "cluster_data_mtu 10000 is outside 1280-9216"),
+    ("mtu_too_small", {}, {"cluster_data_mtu": 576}, "cluster_data_mtu 576 is outside 1280-9216"),
+    (
+        "mtu_not_a_number",
+        {},
+        {"cluster_data_mtu": "jumbo"},
+        "cluster_data_mtu 'jumbo' is not a whole number",
+    ),
+    (
+        "duplicate_address",
+        {"isilon": {"isilon-1": {"cluster_data_address": "172.16.1.1"}}},
+        {},
+        "cluster_data_address 172.16.1.1 is used by more than one host: gpu-1, isilon-1",
+    ),
+    (
+        "nic_gateway_outside_prefix",
+        {
+            "compute": {
+                "gpu-1": {
+                    "cluster_data_address": "172.16.1.1",
+                    "nics_interfaces": [
+                        {"name": "enp31s0f0", "address": "172.16.1.1/24", "gateway": "10.0.0.1"}
+                    ],
+                }
+            }
+        },
+        {},
+        "gpu-1: nics_interfaces: enp31s0f0: gateway 10.0.0.1 is outside 172.16.1.0/24",
+    ),
+    (
+        "nic_mtu_out_of_range",
+        {
+            "compute": {
+                "gpu-1": {
+                    "cluster_data_address": "172.16.1.1",
+                    "nics_interfaces": [
+                        {"name": "enp31s0f0", "address": "172.16.1.1/24", "mtu": 10000}
+                    ],
+                }
+            }
+        },
+        {},
+        "gpu-1: nics_interfaces: enp31s0f0: mtu 10000 is outside 576-9216",
+    ),
+    (
+        "nic_address_without_prefix",
+        {
+            "compute": {
+                "gpu-1": {
+                    "cluster_data_address": "172.16.1.1",
+                    "nics_interfaces": [{"name": "enp31s0f0", "address": "172.16.1.1"}],
+                }
+            }
+        },
+        {},
+        "gpu-1: nics_interfaces: enp31s0f0: address 172.16.1.1 needs a prefix, e.g. /24",
+    ),
+    (
+        "nic_address_not_ipv4",
+        {
+            "compute": {
+                "gpu-1": {
+                    "cluster_data_address": "172.16.1.1",
+                    "nics_interfaces": [{"name": "enp31s0f0", "address": "172.16.1.300/24"}],
+                }
+            }
+        },
+        {},
+        "gpu-1: nics_interfaces: enp31s0f0: address '172.16.1.300/24' is not IPv4/prefix",
+    ),
+    (
+        "nic_listed_twice",
+        {
+            "compute": {
+                "gpu-1": {
+                    "cluster_data_address": "172.16.1.1",
+                    "nics_interfaces": [
+                        {"name": "enp31s0f0", "address": "172.16.1.1/24"},
+                        {"name": "enp31s0f0", "address": "172.16.1.2/24"},
+                    ],
+                }
+            }
+        },
+        {},
+        "gpu-1: nics_interfaces: enp31s0f0 is listed twice",
+    ),
+    (
+        "driver_branch_word",
+        {
+            "compute": {
+                "gpu-1": {"cluster_data_address": "172.16.1.1", "nvidia_driver_branch": "latest"}
+            }
+        },
+        {},
+        "gpu-1: nvidia_driver_branch 'latest' is not a driver branch number such as '535'",
+    ),
+    (
+        "driver_branch_full_version",
+        {
+            "compute": {
+                "gpu-1": {
+                    "cluster_data_address": "172.16.1.1",
+                    "nvidia_driver_branch": "535.104.05",
+                }
+            }
+        },
+        {},
+        "gpu-1: nvidia_driver_branch '535.104.05' is not a driver branch number",
+    ),
+    (
+        "one_mount_per_address",
+        {},
+        {"isilon_mounts_per_host": 4},
+        "1 host(s) x 4 data mount(s) = 4 mounts cannot give each of the 4 Isilon addresses "
+        "2 mounts; set isilon_mounts_per_host to at least 8",
+    ),
+    (
+        "zero_mounts",
+        {},
+        {"isilon_mounts_per_host": 0},
+        "isilon_mounts_per_host must be at least 1, got 0",
+    ),
+    (
+        "isilon_address_twice",
+        {
+            "isilon": {
+                "isilon-1": {
+                    "cluster_data_address": "172.16.1.11",
+                    "onefs_frontend_addresses": ["172.16.1.11", "172.16.1.11"],
+                }
+            }
+        },
+        {},
+        "Isilon addresses listed twice: 172.16.1.11",
+    ),
+    ("no_isilon_group", {"isilon": {}}, {}, "inventory group 'isilon' has no hosts"),
+    (
+        "switch_port_mtu_below_hosts",
+        {"switches_os10": {"s5232-1": {"switch_os10_port_mtu": 1500}}},
+        {},
+        "s5232-1: switch port MTU 1500 is below the hosts' cluster_data_mtu 9000",
+    ),
+    (
+        "missing_vaulted_secret",
+        {},
+        {"cluster_onefs_password": ""},
+        "cluster_onefs_password is empty: put it in the site's Ansible Vault file",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("groups", "group_vars", "message"),
+    [case[1:] for case in PREFLIGHT_CASES],
+    ids=[case[0] for case in PREFLIGHT_CASES],
+)
+def test_preflight_refuses(tmp_path, groups, group_vars, message):
+    inventory = _inventory(tmp_path, {**BASE_INVENTORY, **groups}, group_vars)
+    result = _run("-i", str(inventory), "playbooks/preflight.yml")
+    assert result.returncode != 0
+    assert message in _flat(result)
+    assert "changed=1" not in _flat(result)
+
+
+# ---- roles: their argument_specs and first checks, in a play on the control host ----------
+
+ROLE_CASES = [
+    (
+        "nics_bad_renderer",
+        "nics",
+        {"nics_renderer": "systemd"},
+        "value of nics_renderer must be one of: auto, netplan, ifupdown, networkmanager, "
+        "got: systemd",
+    ),
+    (
+        "driver_reboot_choice",
+        "nvidia_driver",
+        {"nvidia_driver_reboot": "sometimes"},
+        "value of nvidia_driver_reboot must be one of: auto, never, got: sometimes",
+    ),
+    (
+        "driver_source_choice",
+        "nvidia_driver",
+        {"nvidia_driver_source": "snap"},
+        "value of nvidia_driver_source must be one of: auto, cuda_repo, distribution, mirror, "
+        "got: snap",
+    ),
+    (
+        "docker_source_choice",
+        "container_runtime",
+        {"container_runtime_docker_source": "snap"},
+        "value of container_runtime_docker_source must be one of: distribution, docker, got: snap",
+    ),
+    (
+        "mount_state_choice",
+        "isilon_mounts",
+        {"isilon_mounts_state": "mounted2"},
+        "value of isilon_mounts_state must be one of",
+    ),
+    (
+        "mounts_per_host_type",
+        "isilon_mounts",
+        {"isilon_mounts_per_host": "many"},
+        "isilon_mounts_per_host",
+    ),
+    (
+        "breakout_mode_unknown",
+        "switch_os10",
+        {"switch_os10_breakouts": [{"ports": "1/1/21", "mode": "40g-3x"}]},
+        "value of mode must be one of: 100g-1x, 40g-1x, 50g-2x, 25g-4x, 10g-4x, got: 40g-3x",
+    ),
+    (
+        "breakout_on_sfp_port",
+        "switch_os10",
+        {"switch_os10_breakouts": [{"ports": "1/1/33", "mode": "10g-4x"}]},
+        "port 1/1/33 cannot break out (S5232F-ON ports 1-32 are QSFP28; 33-34 are 10G SFP+)",
+    ),
+    (
+        "breakout_ranges_overlap",
+        "switch_os10",
+        {
+            "switch_os10_breakouts": [
+                {"ports": "1/1/21-24", "mode": "40g-1x"},
+                {"ports": "1/1/24-26", "mode": "10g-4x"},
+            ]
+        },
+        "switch_os10_breakouts[1]: port 1/1/24 is also in entry 0",
+    ),
+    (
+        "breakout_range_backwards",
+        "switch_os10",
+        {"switch_os10_breakouts": [{"ports": "1/1/32-21", "mode": "40g-1x"}]},
+        "'1/1/32-21': range runs backwards",
+    ),
+    (
+        "eos_speed_syntax",
+        "switch_eos",
+        {"switch_eos_speed_syntax": "fast"},
+        "value of switch_eos_speed_syntax must be one of: forced, plain, got: fast",
+    ),
+    (
+        "eos_interface_speed",
+        "switch_eos",
+        {"switch_eos_interfaces": [{"name": "Ethernet1/1", "speed": "200g"}]},
+        "value of speed must be one of: 100g, 40g, 25g, 10g, got: 200g",
+    ),
+    (
+        "ngc_state_choice",
+        "ngc_container",
+        {"ngc_container_state": "running"},
+        "value of ngc_container_state must be one of: present, absent, got: running",
+    ),
+    (
+        "ngc_image_without_tag",
+        "ngc_container",
+        {"ngc_container_base_image": "nvcr.io/nvidia/tensorflow"},
+        "ngc_container_base_image nvcr.io/nvidia/tensorflow needs a pinned tag",
+    ),
+    (
+        "ngc_image_latest",
+        "ngc_container",
+        {"ngc_container_base_image": "nvcr.io/nvidia/tensorflow:latest"},
+        "ngc_container_base_image nvcr.io/nvidia/tensorflow:latest needs a pinned tag",
+    ),
+    (
+        "tiering_job_choice",
+        "onefs_tiering",
+        {"onefs_tiering_run_job": "sometimes"},
+        "value of onefs_tiering_run_job must be one of: auto, always, never, got: sometimes",
+    ),
+    (
+        "validate_check_unknown",
+        "validate",
+        {"validate_checks": ["speed"]},
+        "value of validate_checks must be one or more of: data_network, mpi, gpus, network, "
+        "storage, sizing. Got no match for: speed",
+    ),
+    (
+        "validate_workload_unknown",
+        "validate",
+        {"validate_workload": "bert"},
+        "value of validate_workload must be one of",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("role", "role_vars", "message"),
+    [case[1:] for case in ROLE_CASES],
+    ids=[case[0] for case in ROLE_CASES],
+)
+def test_role_refuses(tmp_path, role, role_vars, message):
+    play = tmp_path / "play.yml"
+    play.write_text(
+        textwrap.dedent(
+            f"""\
+            - hosts: gpu-1
+              connection: local
+              gather_facts: false
+              roles:
+                - role: {role}
+            """
+        )
+    )
+    # the roles' defaults read the inventory (groups, inventory_dir, the API address):
+    # the play runs on gpu-1 of a small inventory over a local connection, so nothing
+    # is contacted
+    inventory = _inventory(
+        tmp_path,
+        BASE_INVENTORY,
+        {
+            "onefs_api_host": "192.0.2.1",
+            "cluster_onefs_username": "admin",
+            "container_runtime_docker_repo_url": "https://mirror.invalid/docker",
+            "ansible_python_interpreter": sys.executable,
+        },
+    )
+    result = _run("-i", str(inventory), str(play), "-e", json.dumps(role_vars))
+    assert result.returncode != 0
+    assert message in _flat(result)
+    assert "changed=1" not in _flat(result)
+
+
+def test_the_table_has_at_least_thirty_cases():
+    assert len(PREFLIGHT_CASES) + len(ROLE_CASES) >= 30
