@@ -83,3 +83,11 @@ def test_the_management_interface_is_refused_untouched():
     assert "eth0 carries the management connection" in " ".join(result.stdout.split())
     assert host.check_output("ip -br addr show dev eth0") == before
     assert not host.file("/etc/network/interfaces.d/60-dlcluster-eth0").exists
+
+
+def test_ifupdown_knows_the_interface_is_up_so_networking_restarts_cleanly(compute_name):
+    host = docker_host(compute_name)
+    assert host.check_output("ifquery --state eth1") == "eth1=eth1"
+    restart = host.run("systemctl restart networking")
+    assert restart.rc == 0, restart.stderr
+    assert host.check_output("systemctl is-active networking") == "active"
