@@ -57,10 +57,10 @@ def _errors(body):
 class OneFSClient:
     """One conversation with a cluster's API."""
 
-    def __init__(self, params, sleep=time.sleep):
+    def __init__(self, params, sleep=None):
         self.base = f"https://{params['onefs_host']}:{params['port_no']}"
         self.params = params
-        self.sleep = sleep
+        self.sleep = sleep or time.sleep
         self.request = Request(
             validate_certs=params["verify_ssl"],
             ca_path=params.get("ca_path"),

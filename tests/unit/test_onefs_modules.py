@@ -349,3 +349,65 @@ def test_an_untrusted_certificate_is_refused(cluster, capsys):
     result = _run("onefs_info", cluster, capsys, ca_path=None, gather_subset=["tiers"])
     assert result["failed"]
     assert "CERTIFICATE_VERIFY_FAILED" in result["msg"] or "certificate" in result["msg"].lower()
+
+
+# ---- faults injected into the simulator ------------------------------------------------------
+
+
+def _faults(cluster, **faults):
+    path = cluster["log"].parent / "faults.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(faults))
+    return path
+
+
+def test_a_burst_of_503s_is_retried_until_the_api_answers(cluster, capsys, monkeypatch):
+    monkeypatch.setattr("time.sleep", lambda s: None)  # the client's backoff, not the wait
+    _faults(cluster, fail=[{"method": "GET", "path": "access-time", "status": 503, "count": 3}])
+    result = _run("onefs_access_time", cluster, capsys, enabled=True, precision_days=1)
+    assert result["changed"] and not result.get("failed")
+    assert _changes(cluster) == ["PUT /platform/1/filesystem/settings/access-time"]
+
+
+def test_retries_give_up_with_the_clusters_error(cluster, capsys, monkeypatch):
+    monkeypatch.setattr("time.sleep", lambda s: None)
+    _faults(cluster, fail=[{"method": "GET", "path": "access-time", "status": 503, "count": 9}])
+    result = _run("onefs_access_time", cluster, capsys, enabled=True, precision_days=1, retries=2)
+    assert result["failed"] and result["status"] == 503
+    assert "injected fault: 503" in result["msg"]
+    assert _changes(cluster) == []
+
+
+def test_a_500_on_create_is_not_retried_and_creates_nothing_twice(cluster, capsys):
+    _faults(
+        cluster, fail=[{"method": "POST", "path": "storagepool/tiers", "status": 500, "count": 1}]
+    )
+    failed = _run(
+        "onefs_storagepool_tier",
+        cluster,
+        capsys,
+        tier_name="hot-tier",
+        nodepools=["f800_48tb-ssd_256gb"],
+    )
+    assert failed["failed"] and failed["status"] == 500
+    with cluster["store"].transaction() as state:
+        assert state["tiers"] == []
+    again = _run(
+        "onefs_storagepool_tier",
+        cluster,
+        capsys,
+        tier_name="hot-tier",
+        nodepools=["f800_48tb-ssd_256gb"],
+    )
+    assert again["changed"]
+    with cluster["store"].transaction() as state:
+        assert [t["name"] for t in state["tiers"]] == ["hot-tier"]
+
+
+def test_a_slow_api_times_out_with_a_clear_error(cluster, capsys):
+    _faults(cluster, delay_seconds=3)
+    result = _run(
+        "onefs_info", cluster, capsys, timeout=1, retries=0, auth="basic", gather_subset=["tiers"]
+    )
+    assert result["failed"]
+    assert "timed out" in result["msg"].lower()

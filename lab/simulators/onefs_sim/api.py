@@ -382,6 +382,42 @@ class Simulator(ThreadingHTTPServer):
         self.sessions_lock = threading.Lock()
         self.log_lock = threading.Lock()
 
+    def inject_fault(self, method: str, path: str) -> None:
+        """Faults for tests, from faults.json beside the state (read at every request).
+
+        {"delay_seconds": F, "fail": [{"method": "GET", "path": "regex", "status": 503,
+        "count": N}]}: each matching rule answers its status N times (then is used up),
+        so a test can make a burst of 503s, one 500, or a slow API.
+        """
+        path_file = self.store.path.parent / "faults.json"
+        with self.log_lock:
+            if not path_file.exists():
+                return
+            try:
+                faults = json.loads(path_file.read_text() or "{}")
+            except ValueError:
+                return
+            hit = None
+            for rule in faults.get("fail", []):
+                if (
+                    rule.get("count", 1) > 0
+                    and rule.get("method", method) == method
+                    and re.search(rule.get("path", ""), path)
+                ):
+                    rule["count"] = rule.get("count", 1) - 1
+                    hit = rule
+                    break
+            if hit:
+                path_file.write_text(json.dumps(faults))
+        if faults.get("delay_seconds"):
+            time.sleep(float(faults["delay_seconds"]))
+        if hit:
+            status = int(hit.get("status", 503))
+            code = {503: "AEC_SERVICE_UNAVAILABLE", 500: "AEC_EXCEPTION"}.get(
+                status, "AEC_EXCEPTION"
+            )
+            raise model.ApiError(status, code, f"injected fault: {status}")
+
     def log_change(self, method: str, path: str, status: int) -> None:
         """Append every request that can change state to requests.log beside the state.
 
@@ -558,6 +594,7 @@ class PapiHandler(BaseHTTPRequestHandler):
     def _dispatch(self, method: str) -> None:
         url = urlparse(self.path)
         try:
+            self.server.inject_fault(method, url.path)
             if url.path.rstrip("/") == "/session/1/session":
                 self._session(method)
                 return
