@@ -11,6 +11,13 @@ host distinct addresses as long as it has no more mounts than there are addresse
 several hosts would start on the same address (m a multiple of the address count), each
 host's list is rotated so /mnt/isilon1 — the mount a one-process-per-host job reads
 through — lands on a different address on each host.
+
+An address taken out of service (a node down for repair) is listed as unavailable: the
+plan is laid out over every address as usual, then only the mounts that landed on an
+unavailable address move, each to the healthy address with the fewest mounts (one the
+host does not use yet first). Every other mount keeps its address, so re-planning around
+a dead node leaves the healthy mounts untouched, and dropping the address from the list
+again restores the original plan.
 """
 
 from __future__ import annotations
@@ -27,10 +34,23 @@ except ImportError:  # pragma: no cover - the filter is usable without Ansible t
 
 
 def _problems(
-    hosts: Sequence[str], addresses: Sequence[str], mounts_per_host: Any, min_per_address: int
+    hosts: Sequence[str],
+    addresses: Sequence[str],
+    mounts_per_host: Any,
+    min_per_address: int,
+    unavailable: Sequence[str] = (),
 ) -> list[str]:
     """Everything wrong with the inputs or the plan they allow, as readable sentences."""
     problems: list[str] = []
+    unknown = [a for a in unavailable if a not in addresses]
+    if unknown:
+        problems.append(
+            f"isilon_mounts_unavailable_addresses names {', '.join(unknown)}, "
+            f"not among the Isilon addresses ({', '.join(addresses)})"
+        )
+    healthy = [a for a in addresses if a not in unavailable]
+    if addresses and not healthy:
+        problems.append("every Isilon address is listed in isilon_mounts_unavailable_addresses")
     if not hosts:
         problems.append("no compute hosts to mount on (the client group is empty)")
     if not addresses:
@@ -48,13 +68,13 @@ def _problems(
         problems.append(f"isilon_mounts_per_host must be an integer, got {mounts_per_host!r}")
     elif mounts_per_host < 1:
         problems.append(f"isilon_mounts_per_host must be at least 1, got {mounts_per_host}")
-    elif hosts and addresses and not duplicates:
+    elif hosts and healthy and not duplicates:
         total = len(hosts) * mounts_per_host
-        if total < min_per_address * len(addresses):
-            needed = math.ceil(min_per_address * len(addresses) / len(hosts))
+        if total < min_per_address * len(healthy):
+            needed = math.ceil(min_per_address * len(healthy) / len(hosts))
             problems.append(
                 f"{len(hosts)} host(s) x {mounts_per_host} data mount(s) = {total} mounts "
-                f"cannot give each of the {len(addresses)} Isilon addresses "
+                f"cannot give each of the {len(healthy)} Isilon addresses "
                 f"{min_per_address} mounts; set isilon_mounts_per_host to at least {needed}"
             )
     return problems
@@ -77,21 +97,26 @@ def isilon_mount_plan(
     min_per_address: int = 2,
     mount_prefix: str = "/mnt/isilon",
     export: str = "/ifs",
+    unavailable: Iterable[str] | None = None,
 ) -> dict[str, Any]:
     """Assign every host's data mounts <prefix>1..m to Isilon addresses.
 
     Returns {"hosts": {host: [{index, path, address, src}]}, "per_address": {address:
-    count}, "per_host": {host: {address: count}}, "ok": bool, "problems": [str]}. A plan
-    with problems has no host entries: nothing should be mounted from a plan that breaks
-    the rules, and preflight turns the problems into the failure message.
+    count}, "per_host": {host: {address: count}}, "moved": {address: count}, "ok": bool,
+    "problems": [str]}. A plan with problems has no host entries: nothing should be
+    mounted from a plan that breaks the rules, and preflight turns the problems into the
+    failure message. `unavailable` addresses get no mounts (see the module's docstring);
+    `moved` counts, per unavailable address, the mounts that moved off it.
     """
     hosts = [str(h) for h in hosts]
     addresses = [str(a) for a in addresses]
-    problems = _problems(hosts, addresses, mounts_per_host, int(min_per_address))
+    down = [str(a) for a in (unavailable or [])]
+    problems = _problems(hosts, addresses, mounts_per_host, int(min_per_address), down)
     plan: dict[str, Any] = {
         "hosts": {},
-        "per_address": {a: 0 for a in addresses},
+        "per_address": {a: 0 for a in addresses if a not in down},
         "per_host": {},
+        "moved": {a: 0 for a in down},
         "ok": not problems,
         "problems": problems,
     }
@@ -100,6 +125,7 @@ def isilon_mount_plan(
 
     n, m = len(addresses), mounts_per_host
     starts_seen: dict[int, int] = {}
+    windows: dict[str, list[str]] = {}
     for i, host in enumerate(hosts):
         start = (i * m) % n
         window = [addresses[(start + k) % n] for k in range(m)]
@@ -108,10 +134,23 @@ def isilon_mount_plan(
         # addresses, and so every total, stays the same.
         rotation = starts_seen.get(start, 0) % m
         starts_seen[start] = starts_seen.get(start, 0) + 1
-        window = window[rotation:] + window[:rotation]
-        entries = []
+        windows[host] = window[rotation:] + window[:rotation]
         counts: dict[str, int] = {}
+        for address in windows[host]:
+            if address not in down:
+                counts[address] = counts.get(address, 0) + 1
+                plan["per_address"][address] += 1
+        plan["per_host"][host] = counts
+    # Only then move the mounts of unavailable addresses, knowing every healthy one's load.
+    for host, window in windows.items():
+        counts = plan["per_host"][host]
+        entries = []
         for index, address in enumerate(window, start=1):
+            if address in down:
+                plan["moved"][address] += 1
+                address = _replacement(addresses, down, counts, plan["per_address"])
+                counts[address] = counts.get(address, 0) + 1
+                plan["per_address"][address] += 1
             entries.append(
                 {
                     "index": index,
@@ -120,11 +159,23 @@ def isilon_mount_plan(
                     "src": f"{_address_key(address)}:{export}",
                 }
             )
-            counts[address] = counts.get(address, 0) + 1
-            plan["per_address"][address] += 1
         plan["hosts"][host] = entries
-        plan["per_host"][host] = counts
     return plan
+
+
+def _replacement(
+    addresses: Sequence[str],
+    down: Sequence[str],
+    host_counts: dict[str, int],
+    per_address: dict[str, int],
+) -> str:
+    """The healthy address a mount moves to: one the host uses least, then the least
+    loaded across the cluster, then the first in the list (a stable, repeatable choice)."""
+    healthy = [a for a in addresses if a not in down]
+    return min(
+        healthy,
+        key=lambda a: (host_counts.get(a, 0), per_address[a], addresses.index(a)),
+    )
 
 
 def isilon_mount_options(options: Iterable[Any]) -> str:

@@ -165,6 +165,8 @@ def validate_reader_results(
                     f"{mount['mount']} ({mount['address']})",
                     status="fail",
                     reason=mount["error"],
+                    mount=mount["mount"],
+                    address=mount["address"],
                 )
             )
             continue
@@ -178,6 +180,8 @@ def validate_reader_results(
                 threshold=minimum_mbps,
                 status="pass" if mount["mbps"] >= minimum_mbps else "fail",
                 reason=f"{mount['bytes']} bytes in {mount['files']} files via {data['method']}",
+                mount=mount["mount"],
+                address=mount["address"],
             )
         )
     return records
@@ -196,6 +200,25 @@ def validate_sizing_result(sizing: Mapping[str, Any], host: str) -> dict[str, An
         status="info",
         reason=f"{sizing['gpus']} GPUs x {sizing['mbps_per_gpu']} MB/s; {nodes}",
     )
+
+
+def validate_storage_outages(records: Sequence[Mapping[str, Any]]) -> list[str]:
+    """One sentence per Isilon address that failed to serve a reader, naming every host
+    and mount point planned on it and how to plan around it (a slow read is not an
+    outage: it has a value and fails on its threshold instead)."""
+    outages: dict[str, list[str]] = {}
+    for record in records:
+        if record.get("check") != "reader" or record.get("status") != "fail":
+            continue
+        if record.get("value") is not None or not record.get("address"):
+            continue
+        outages.setdefault(record["address"], []).append(f"{record['host']} ({record['mount']})")
+    return [
+        f"Isilon address {address} did not serve the export to {', '.join(sorted(mounts))}; "
+        "to plan around it until it is repaired, re-run playbooks/storage.yml --tags mounts "
+        f"with isilon_mounts_unavailable_addresses including {address}"
+        for address, mounts in sorted(outages.items())
+    ]
 
 
 def validate_summary(record: Mapping[str, Any]) -> dict[str, Any]:
@@ -218,4 +241,5 @@ class FilterModule:
             "validate_reader_results": validate_reader_results,
             "validate_sizing_result": validate_sizing_result,
             "validate_summary": validate_summary,
+            "validate_storage_outages": validate_storage_outages,
         }

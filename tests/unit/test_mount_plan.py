@@ -150,3 +150,60 @@ def test_empty_options_are_defaults_and_commas_inside_an_item_are_refused():
     assert options([]) == "defaults"
     with pytest.raises(Exception, match="one NFS option per list item"):
         options(["rsize=1,wsize=1"])
+
+
+# An address taken out of service: only its mounts move, the rest keep their address.
+
+
+@pytest.mark.parametrize("hosts", [1, 2, 3, 9])
+@pytest.mark.parametrize("down", [["10.1.0.3"], ["10.1.0.1", "10.1.0.4"]])
+def test_unavailable_address_moves_only_its_own_mounts(hosts, down):
+    names = [f"h{n}" for n in range(hosts)]
+    addresses = [f"10.1.0.{n}" for n in range(1, 5)]
+    before = plan_for(names, addresses, 8, min_per_address=0)
+    after = plan_for(names, addresses, 8, min_per_address=0, unavailable=down)
+    assert after["ok"], after["problems"]
+    moved = 0
+    for host in names:
+        for old, new in zip(before["hosts"][host], after["hosts"][host], strict=True):
+            assert new["path"] == old["path"]
+            assert new["address"] not in down
+            if old["address"] in down:
+                moved += 1
+            else:
+                assert new == old  # a healthy mount is not touched
+    assert moved == sum(after["moved"].values()) == sum(_assigned(before)[a] for a in down)
+    assert set(after["per_address"]) == set(addresses) - set(down)
+    counts = list(after["per_address"].values())
+    assert sum(counts) == hosts * 8
+    assert max(counts) - min(counts) <= 1
+
+
+def test_dss8440_one_node_down_spreads_its_two_mounts_over_two_other_nodes():
+    plan = plan_for(DSS8440_HOSTS, DSS8440_ADDRESSES, 8, unavailable=["172.16.1.13"])
+    assert plan["ok"]
+    assert plan["moved"] == {"172.16.1.13": 2}
+    assert sorted(plan["per_address"].values()) == [2, 3, 3]
+
+
+def test_dropping_the_unavailable_list_restores_the_original_plan():
+    plan = plan_for(DGX1_HOSTS, DGX1_ADDRESSES, 16)
+    assert plan_for(DGX1_HOSTS, DGX1_ADDRESSES, 16, unavailable=[]) == {**plan, "moved": {}}
+
+
+def test_unknown_or_all_unavailable_addresses_are_problems():
+    unknown = plan_for(DSS8440_HOSTS, DSS8440_ADDRESSES, 8, unavailable=["172.16.1.99"])
+    assert not unknown["ok"] and not unknown["hosts"]
+    assert "isilon_mounts_unavailable_addresses names 172.16.1.99" in unknown["problems"][0]
+    every = plan_for(DSS8440_HOSTS, DSS8440_ADDRESSES, 8, unavailable=DSS8440_ADDRESSES)
+    assert every["problems"][0] == (
+        "every Isilon address is listed in isilon_mounts_unavailable_addresses"
+    )
+
+
+def test_too_few_mounts_for_the_healthy_addresses_is_still_a_problem():
+    plan = plan_for(DSS8440_HOSTS, DSS8440_ADDRESSES, 5, unavailable=["172.16.1.11"])
+    assert plan["problems"] == [
+        "1 host(s) x 5 data mount(s) = 5 mounts cannot give each of the 3 Isilon addresses "
+        "2 mounts; set isilon_mounts_per_host to at least 6"
+    ]

@@ -56,6 +56,26 @@ def test_reader_reports_each_mount_and_errors_as_failures():
     assert records[0]["target"] == "/mnt/isilon1 (10.0.0.1)"
 
 
+def test_storage_outage_names_the_address_and_every_host_mounting_it():
+    def reader(host, mounts):
+        out = {"method": "libnfs", "mounts": mounts}
+        return validate.validate_reader_results({"stdout": json.dumps(out)}, host, 100)
+
+    slow = {"mount": "/mnt/isilon2", "address": "10.0.0.2", "files": 1, "bytes": 10}
+    slow.update(seconds=1.0, mbps=0.1)
+    records = reader(
+        "gpu-1",
+        [{"mount": "/mnt/isilon1", "address": "10.0.0.3", "error": "nfs-ls: refused"}, slow],
+    ) + reader("gpu-2", [{"mount": "/mnt/isilon4", "address": "10.0.0.3", "error": "refused"}])
+    assert validate.validate_storage_outages(records) == [
+        "Isilon address 10.0.0.3 did not serve the export to gpu-1 (/mnt/isilon1), "
+        "gpu-2 (/mnt/isilon4); to plan around it until it is repaired, re-run "
+        "playbooks/storage.yml --tags mounts with isilon_mounts_unavailable_addresses "
+        "including 10.0.0.3"
+    ]
+    assert validate.validate_storage_outages(records[1:2]) == []  # slow is not down
+
+
 def test_no_gpu_is_skipped_with_the_reason_never_passed():
     records = validate.validate_gpu_results([], "lab-compute-1", None, 0, 0)
     assert records[0]["status"] == "skipped"

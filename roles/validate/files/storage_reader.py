@@ -70,6 +70,14 @@ def main() -> int:
                 files, total = read_libnfs(address, args.export, args.path)
             else:
                 files, total = read_mounted(mount, args.path)
+        except subprocess.CalledProcessError as exc:
+            stderr = exc.stderr or b""
+            if isinstance(stderr, bytes):
+                stderr = stderr.decode(errors="replace")
+            why = stderr.strip() or f"exit status {exc.returncode}"
+            error = f"{exc.cmd[0]} {exc.cmd[-1]}: {why}"
+            results.append({"mount": mount, "address": address, "error": error[-300:]})
+            continue
         except (OSError, subprocess.SubprocessError) as exc:
             results.append({"mount": mount, "address": address, "error": str(exc)[-300:]})
             continue
