@@ -216,10 +216,11 @@ def push_eos(conn, commands, session):
         output = conn.send_command("commit", expect_string=r"#\s*$")
         if re.search(ERROR_PATTERN, output):
             raise PushError(f"commit of session {session} failed: {output.strip()}", applied)
-    except PushError:
+    except PushError as exc:
         # the session may be gone already; EOS expires abandoned sessions itself
         with contextlib.suppress(Exception):
             conn.send_command("abort", expect_string=r"#\s*$")
+            exc.args = (f"{exc}; configuration session {session} was aborted",)
         raise
     return diff
 
@@ -247,6 +248,7 @@ def push_os10(conn, commands, transaction):
                 conn.exit_config_mode()
                 conn.send_command("discard", expect_string=r"#\s*$")
                 exc.applied = []  # discarded: nothing reached the running configuration
+                exc.args = (f"{exc}; the transaction was discarded, nothing was committed",)
             except Exception:
                 pass
         raise

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
+import time
 
 import pytest
 from conftest import ROOT, lab_password, run_playbook
@@ -152,9 +154,53 @@ def test_a_dropped_session_fails_with_what_was_sent_and_the_next_run_converges(s
     assert "changed=0" in _summary(again)
 
 
+# A change on each switch, and one of its commands the switch answers slowly.
+SLOW_CHANGES = {
+    "lab-s5232": (SPLIT_24, "interface ethernet1/1/24:3"),
+    "lab-7060": (
+        {"switch_eos_static_routes": [{"prefix": "0.0.0.0/0", "next_hop": "10.201.0.1"},
+                                      {"prefix": "10.98.0.0/16", "next_hop": "10.201.0.254"}]},
+        "ip route 10.98.0.0/16 10.201.0.254",
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("switch", sorted(SLOW_CHANGES))
+def test_replies_slower_than_the_timeout_commit_nothing_and_the_next_run_converges(switch):
+    change, slow = SLOW_CHANGES[switch]
+    before = running(switch)
+    prefix = "switch_os10" if switch == "lab-s5232" else "switch_eos"
+    _faults(switch, {"slow_commands": [f"^{re.escape(slow)}$"], "slow_seconds": 12})
+    try:
+        failed = run_playbook(
+            "playbooks/network.yml",
+            "--limit",
+            switch,
+            "-e",
+            json.dumps({**change, f"{prefix}_timeout": 4}),
+        )
+    finally:
+        _faults(switch, {})
+    assert failed.returncode != 0
+    out = _summary(failed)
+    assert f"{switch}: the session failed at '{slow}'" in out
+    assert f"backup_path: {ROOT}/lab/.state/backups/switches/{switch}-" in failed.stdout
+    time.sleep(13)  # let the simulator finish the slow reply of the abandoned session
+    # nothing half-done reached the running configuration
+    assert running(switch).split("\n", 2)[2] == before.split("\n", 2)[2]
+    try:
+        converged = run_playbook(
+            "playbooks/network.yml", "--limit", switch, "-e", json.dumps(change)
+        )
+        assert converged.returncode == 0, converged.stdout[-2000:]
+        assert "changed=1" in _summary(converged)
+    finally:
+        restored = run_playbook("playbooks/network.yml", "--limit", switch)
+        assert restored.returncode == 0, restored.stdout[-2000:]
+
+
 def test_saved_configuration_survives_a_switch_restart():
     subprocess.run(["docker", "restart", "lab-s5232"], check=True, capture_output=True)
-    import time
 
     for _ in range(30):
         try:

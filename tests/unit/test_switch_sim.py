@@ -223,3 +223,14 @@ def test_faults_reject_a_command_and_delay_replies(eos):
         started = time.monotonic()
         conn.send_command("show version")
         assert time.monotonic() - started >= 0.3
+
+
+def test_faults_slow_only_the_matching_commands(eos):
+    eos.faults.write_text(json.dumps({"slow_commands": ["^show version$"], "slow_seconds": 0.5}))
+    with eos.connect() as conn:
+        started = time.monotonic()
+        conn.send_command("show running-config")
+        assert time.monotonic() - started < 0.5
+        started = time.monotonic()
+        conn.send_command("show version")
+        assert time.monotonic() - started >= 0.5

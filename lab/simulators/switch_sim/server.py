@@ -4,7 +4,9 @@ Each accepted connection gets a session object of the device model (os10 or eos)
 shell echoes what it receives, ends lines with CRLF, runs each line and prints the
 output and the prompt. Faults are read from a JSON file at every new session, so a test
 can change them without restarting the simulator:
-{"drop_after_config_commands": N, "delay_seconds": F, "reject_commands": ["regex", ...]}.
+{"drop_after_config_commands": N, "delay_seconds": F, "reject_commands": ["regex", ...],
+"slow_commands": ["regex", ...], "slow_seconds": F}. delay_seconds slows every reply;
+slow_commands slows only the replies to matching commands, by slow_seconds.
 """
 
 from __future__ import annotations
@@ -126,6 +128,8 @@ class Shell:
         self.delay = float(faults.get("delay_seconds", 0))
         self.drop_after = faults.get("drop_after_config_commands")
         self.reject = [re.compile(p) for p in faults.get("reject_commands", [])]
+        self.slow = [re.compile(p) for p in faults.get("slow_commands", [])]
+        self.slow_seconds = float(faults.get("slow_seconds", 0))
         self.config_commands = 0
 
     def write(self, text: str) -> None:
@@ -161,6 +165,8 @@ class Shell:
         """Run one line; False ends the session."""
         if self.delay:
             time.sleep(self.delay)
+        if self.slow_seconds and text.strip() and any(p.search(text.strip()) for p in self.slow):
+            time.sleep(self.slow_seconds)
         in_config = self.session.in_config
         if any(p.search(text.strip()) for p in self.reject) and text.strip():
             error = (
