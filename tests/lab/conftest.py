@@ -56,8 +56,8 @@ def docker_host(name: str) -> testinfra.host.Host:
     return testinfra.get_host(f"docker://{name}")
 
 
-def run_playbook(playbook: str, *args: str) -> subprocess.CompletedProcess[str]:
-    """Run a playbook against the lab inventory, as an admin re-running a change would."""
+def playbook_command(playbook: str, *args: str) -> tuple[list[str], dict[str, str]]:
+    """The argv and environment of an ansible-playbook run against the lab inventory."""
     venv = Path(os.environ.get("VIRTUAL_ENV", ROOT / ".venv"))
     env = {
         **{k: v for k, v in os.environ.items() if k not in ("ANSIBLE_FORCE_COLOR", "PY_COLORS")},
@@ -65,8 +65,15 @@ def run_playbook(playbook: str, *args: str) -> subprocess.CompletedProcess[str]:
         "ANSIBLE_NOCOLOR": "1",  # Molecule forces colour; the tests read plain text
         "DLCLUSTER_LAB_STATE": str(ROOT / "lab" / ".state"),
     }
+    argv = [str(venv / "bin" / "ansible-playbook"), "-i", "inventories/lab", playbook, *args]
+    return argv, env
+
+
+def run_playbook(playbook: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run a playbook against the lab inventory, as an admin re-running a change would."""
+    argv, env = playbook_command(playbook, *args)
     return subprocess.run(
-        [str(venv / "bin" / "ansible-playbook"), "-i", "inventories/lab", playbook, *args],
+        argv,
         cwd=ROOT,
         env=env,
         capture_output=True,
