@@ -6,7 +6,7 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export DLCLUSTER_LAB_STATE := $(CURDIR)/lab/.state
 SITE ?= lab
 
-.PHONY: help setup docker lab lab-up lab-down lab-status converge verify test lint unit molecule molecule-nvidia clean
+.PHONY: help setup docker lab lab-up lab-down lab-status converge verify test lint unit molecule molecule-nvidia bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -55,6 +55,10 @@ molecule: setup  ## lab up, site.yml, idempotence, verify, lab down
 
 molecule-nvidia: setup  ## slow: forced NVIDIA driver install on a lab node (not in `make test`)
 	molecule test --scenario-name nvidia_driver
+
+BENCH_NODES ?= 2 8 16
+bench: setup  ## slow: site.yml on the lab at N compute nodes, from scratch and no-op (docs/benchmarks.md)
+	$(VENV)/bin/python bench/run.py $(BENCH_NODES)
 
 clean: lab-down  ## tear the lab down and drop caches (images stay)
 	rm -rf .cache

@@ -1,0 +1,309 @@
+#!/usr/bin/env python3
+"""Benchmark site.yml on the lab with N compute nodes.
+
+For each N (default 2, 8 and 16) the bench:
+
+1. tears the lab down and brings it up with N compute nodes (lab-up);
+2. runs site.yml from scratch (converge);
+3. runs it again, which must change nothing (noop);
+4. runs the same no-op pass with ansible-core's defaults instead of the project's
+   ansible.cfg tuning (noop-defaults), so the gain is a ratio measured side by side;
+5. runs a bare playbook with, per host, as many trivial tasks (ansible.builtin.ping)
+   as the no-op pass executed there (floor): what the no-op pass cannot beat.
+
+Per run it records wall time, task executions, skips, changes and time per host
+(bench/callback_plugins/bench_stats.py). Results go to bench/results.json and the table
+in docs/benchmarks.md. The lab is torn down at the end unless --keep-lab is given.
+
+    make bench                       # N = 2, 8, 16
+    make bench BENCH_NODES="2 4"     # any N
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+WORK = ROOT / ".cache" / "bench"
+STATE = ROOT / "lab" / ".state"
+RESULTS = ROOT / "bench" / "results.json"
+DOC = ROOT / "docs" / "benchmarks.md"
+VENV_BIN = ROOT / ".venv" / "bin"
+TABLE_START = "<!-- bench:table:start -->"
+TABLE_END = "<!-- bench:table:end -->"
+
+
+def progress(message: str, started: float) -> None:
+    print(f"[bench {time.monotonic() - started:7.1f}s] {message}", flush=True)
+
+
+def compute_host(index: int) -> tuple[str, dict[str, Any]]:
+    """The lab's compute node `index` (1-based): ports and addresses that clash with nothing.
+
+    The first nine keep the lab's own numbering (.11-.19); later ones move to .101 and up,
+    clear of the Isilon (.21-.24) and switch (.31-.32) addresses.
+    """
+    octet = 10 + index if index <= 9 else 100 + index
+    return f"lab-compute-{index}", {
+        "ansible_port": 22210 + index,
+        "lab_mgmt_address": f"10.201.0.{octet}",
+        "lab_data_address": f"10.201.1.{octet}",
+    }
+
+
+def write_inventory(nodes: int) -> Path:
+    """inventories/lab with N compute nodes, in .cache/bench/inventory-N."""
+    inventory = yaml.safe_load((ROOT / "inventories" / "lab" / "hosts.yml").read_text())
+    inventory["all"]["children"]["compute"]["hosts"] = dict(
+        compute_host(i) for i in range(1, nodes + 1)
+    )
+    directory = WORK / f"inventory-{nodes}"
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "hosts.yml").write_text(yaml.safe_dump(inventory, sort_keys=False))
+    group_vars = directory / "group_vars"
+    if group_vars.is_symlink() or group_vars.exists():
+        group_vars.unlink()
+    group_vars.symlink_to(ROOT / "inventories" / "lab" / "group_vars")
+    return directory
+
+
+def defaults_config() -> Path:
+    """An ansible.cfg with only the paths the project needs: ansible-core's defaults
+    for everything else (no pipelining, 5 forks, no fact cache, implicit gathering)."""
+    WORK.mkdir(parents=True, exist_ok=True)
+    path = WORK / "ansible-defaults.cfg"
+    path.write_text(
+        "[defaults]\n"
+        f"roles_path = {ROOT / 'roles'}\n"
+        f"library = {ROOT / 'library'}\n"
+        f"module_utils = {ROOT / 'module_utils'}\n"
+        f"filter_plugins = {ROOT / 'filter_plugins'}\n"
+        f"doc_fragment_plugins = {ROOT / 'doc_fragments'}\n"
+        f"collections_path = {ROOT / '.cache' / 'collections'}\n"
+        "inventory = /dev/null\n"
+    )
+    return path
+
+
+def floor_playbook(hosts: dict[str, dict[str, Any]]) -> Path:
+    """A bare playbook: per host, as many ping tasks as it executed in the no-op pass.
+
+    One play over every host, so hosts run their tasks side by side as they do in
+    site.yml; a host that executed fewer tasks skips the rest (a skip costs a few ms).
+    """
+    counts = {host: int(stats["executed"]) for host, stats in hosts.items() if stats["executed"]}
+    play = {
+        "name": "Trivial tasks, as many per host as the no-op pass executed there",
+        "hosts": ",".join(sorted(counts)),
+        "gather_facts": False,
+        "vars": {"bench_floor_counts": counts},
+        "tasks": [
+            {
+                "name": f"Trivial task {i}",
+                "ansible.builtin.ping": None,
+                "when": f"bench_floor_counts[inventory_hostname] >= {i}",
+            }
+            for i in range(1, max(counts.values(), default=0) + 1)
+        ],
+    }
+    path = WORK / "floor.yml"
+    path.write_text(yaml.safe_dump([play], sort_keys=False))
+    return path
+
+
+class Runner:
+    def __init__(self, started: float, log_dir: Path) -> None:
+        self.started = started
+        self.log_dir = log_dir
+
+    def run(
+        self,
+        label: str,
+        argv: list[str],
+        inventory: Path,
+        config: Path | None = None,
+        stats: bool = True,
+    ) -> dict[str, Any]:
+        log = self.log_dir / f"{label}.log"
+        stats_file = self.log_dir / f"{label}.json"
+        env = {
+            **os.environ,
+            "PATH": f"{VENV_BIN}:{os.environ.get('PATH', '')}",
+            "ANSIBLE_CONFIG": str(config or ROOT / "ansible.cfg"),
+            "ANSIBLE_NOCOLOR": "1",
+            "DLCLUSTER_LAB_STATE": str(STATE),
+            "DLCLUSTER_LAB_INVENTORY": str(inventory),
+        }
+        if stats:
+            enabled = "bench_stats" if config else "ansible.posix.profile_tasks,bench_stats"
+            env.update(
+                ANSIBLE_CALLBACK_PLUGINS=str(ROOT / "bench" / "callback_plugins"),
+                ANSIBLE_CALLBACKS_ENABLED=enabled,
+                DLCLUSTER_BENCH_STATS=str(stats_file),
+            )
+        progress(f"{label}: {' '.join(argv)} (log: {log.relative_to(ROOT)})", self.started)
+        began = time.monotonic()
+        with log.open("w") as out:
+            code = subprocess.call(argv, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        wall = round(time.monotonic() - began, 1)
+        if code != 0:
+            tail = "".join(log.read_text().splitlines(keepends=True)[-30:])
+            raise SystemExit(f"bench: {label} failed (exit {code}) after {wall}s:\n{tail}")
+        result: dict[str, Any] = {"wall_seconds": wall}
+        if stats:
+            recorded = json.loads(stats_file.read_text())
+            result.update(summarise(recorded["hosts"]))
+            result["hosts"] = recorded["hosts"]
+            result["slowest_tasks"] = recorded["slowest_tasks"]
+        progress(f"{label}: done in {wall}s", self.started)
+        return result
+
+
+def summarise(hosts: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    compute = {h: s for h, s in hosts.items() if h.startswith("lab-compute-")}
+    count = max(len(compute), 1)
+    return {
+        "task_executions": sum(s["executed"] for s in hosts.values()),
+        "skipped": sum(s["skipped"] for s in hosts.values()),
+        "changed": sum(s["changed"] for s in hosts.values()),
+        "failed": sum(s["failed"] + s["unreachable"] for s in hosts.values()),
+        "executions_per_compute_host": round(
+            sum(s["executed"] for s in compute.values()) / count, 1
+        ),
+        "seconds_per_compute_host": round(sum(s["seconds"] for s in compute.values()) / count, 1),
+    }
+
+
+def bench(nodes: int, runner: Runner, keep_lab: bool) -> dict[str, Any]:
+    inventory = write_inventory(nodes)
+    lab = [str(ROOT / "lab" / "bin" / "lab")]
+    playbook = [str(VENV_BIN / "ansible-playbook"), "-i", str(inventory)]
+    site = [*playbook, "site.yml"]
+
+    runner.run(f"n{nodes}-lab-down", [*lab, "down"], inventory, stats=False)
+    shutil.rmtree(ROOT / ".cache" / "facts", ignore_errors=True)
+    lab_up = runner.run(f"n{nodes}-lab-up", [*lab, "up"], inventory, stats=False)
+    runs = {
+        "lab_up": lab_up,
+        "converge": runner.run(f"n{nodes}-converge", site, inventory),
+        "noop": runner.run(f"n{nodes}-noop", site, inventory),
+        "noop_defaults": runner.run(f"n{nodes}-noop-defaults", site, inventory, defaults_config()),
+    }
+    floor = floor_playbook(runs["noop"]["hosts"])
+    runs["floor"] = runner.run(f"n{nodes}-floor", [*playbook, str(floor)], inventory)
+    for name in ("noop", "noop_defaults"):
+        if runs[name]["changed"]:
+            raise SystemExit(f"bench: the {name} pass at N={nodes} changed something")
+    if not keep_lab:
+        runner.run(f"n{nodes}-lab-down-end", [*lab, "down"], inventory, stats=False)
+    return {
+        "nodes": nodes,
+        "runs": runs,
+        "tuned_over_defaults": round(
+            runs["noop"]["wall_seconds"] / runs["noop_defaults"]["wall_seconds"], 2
+        ),
+        "noop_over_floor": round(runs["noop"]["wall_seconds"] / runs["floor"]["wall_seconds"], 2),
+    }
+
+
+def commit() -> str:
+    head = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    return f"{head}-dirty" if dirty else head
+
+
+def ansible_core_version() -> str:
+    out = subprocess.run(
+        [str(VENV_BIN / "ansible-playbook"), "--version"], capture_output=True, text=True
+    ).stdout
+    match = re.search(r"core ([\d.]+)", out)
+    return match.group(1) if match else "unknown"
+
+
+def table(results: dict[str, Any]) -> str:
+    lines = [
+        f"Commit `{results['commit']}`, {results['date']}, {results['cores']} cores, "
+        f"ansible-core {results['ansible_core']}, Python {results['python']}.",
+        "",
+        "| compute nodes | lab up | converge | converge changed | no-op | no-op, core defaults "
+        "| tuned / defaults | tasks per compute host (no-op) | time per compute host (no-op) "
+        "| bare floor | no-op / floor |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for entry in results["nodes"]:
+        runs = entry["runs"]
+        lines.append(
+            f"| {entry['nodes']} | {runs['lab_up']['wall_seconds']:.0f} s "
+            f"| {runs['converge']['wall_seconds']:.0f} s | {runs['converge']['changed']} "
+            f"| {runs['noop']['wall_seconds']:.1f} s "
+            f"| {runs['noop_defaults']['wall_seconds']:.1f} s "
+            f"| {entry['tuned_over_defaults']:.2f} "
+            f"| {runs['noop']['executions_per_compute_host']:.0f} "
+            f"(+{runs['noop']['skipped']} skips in all) "
+            f"| {runs['noop']['seconds_per_compute_host']:.1f} s "
+            f"| {runs['floor']['wall_seconds']:.1f} s | {entry['noop_over_floor']:.2f} |"
+        )
+    return "\n".join(lines)
+
+
+def write_doc(results: dict[str, Any]) -> None:
+    text = DOC.read_text()
+    start, end = text.index(TABLE_START), text.index(TABLE_END)
+    DOC.write_text(text[: start + len(TABLE_START)] + "\n" + table(results) + "\n" + text[end:])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("nodes", nargs="*", type=int, default=[2, 8, 16])
+    parser.add_argument("--keep-lab", action="store_true", help="leave the last lab up")
+    parser.add_argument("--results", type=Path, default=RESULTS)
+    parser.add_argument("--no-doc", action="store_true", help="do not rewrite docs/benchmarks.md")
+    args = parser.parse_args()
+    if any(n < 1 for n in args.nodes):
+        parser.error("N must be at least 1")
+
+    started = time.monotonic()
+    log_dir = WORK / "logs"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    runner = Runner(started, log_dir)
+    results: dict[str, Any] = {
+        "commit": commit(),
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "cores": os.cpu_count(),
+        "ansible_core": ansible_core_version(),
+        "python": platform.python_version(),
+        "nodes": [],
+    }
+    for index, nodes in enumerate(args.nodes):
+        keep = args.keep_lab and index == len(args.nodes) - 1
+        progress(f"N={nodes}: start", started)
+        results["nodes"].append(bench(nodes, runner, keep))
+        args.results.write_text(json.dumps(results, indent=2) + "\n")
+    if not args.no_doc:
+        write_doc(results)
+    print(table(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,112 @@
+"""The bench's pure parts (bench/run.py): the N-node lab inventory, the bare floor, the
+summary and the docs table; the lab runs themselves are `make bench`."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+_SPEC = importlib.util.spec_from_file_location("bench_run", ROOT / "bench" / "run.py")
+bench = importlib.util.module_from_spec(_SPEC)
+sys.modules["bench_run"] = bench
+_SPEC.loader.exec_module(bench)
+
+
+@pytest.fixture
+def work(tmp_path, monkeypatch):
+    monkeypatch.setattr(bench, "WORK", tmp_path)
+    return tmp_path
+
+
+def _hosts(inventory: dict) -> dict[str, dict]:
+    found: dict[str, dict] = {}
+
+    def walk(group: dict) -> None:
+        found.update(group.get("hosts") or {})
+        for child in (group.get("children") or {}).values():
+            walk(child or {})
+
+    walk(inventory["all"])
+    return found
+
+
+def test_sixteen_nodes_clash_with_no_other_lab_address_or_port(work):
+    inventory = yaml.safe_load((bench.write_inventory(16) / "hosts.yml").read_text())
+    compute = inventory["all"]["children"]["compute"]["hosts"]
+    assert list(compute) == [f"lab-compute-{i}" for i in range(1, 17)]
+    hosts = _hosts(inventory)
+    for key in ("lab_mgmt_address", "lab_data_address", "ansible_port"):
+        values = [v[key] for v in hosts.values() if key in v]
+        assert len(values) == len(set(values)), key
+    ports = [
+        v.get(k) for v in hosts.values() for k in ("ansible_port", "lab_papi_port", "lab_ssh_port")
+    ]
+    ports = [p for p in ports if p]
+    assert len(ports) == len(set(ports))
+    # the first two keep the lab's own numbering, so `make lab` and the bench agree
+    assert compute["lab-compute-1"]["lab_data_address"] == "10.201.1.11"
+    assert compute["lab-compute-16"]["lab_data_address"] == "10.201.1.116"
+    assert (bench.write_inventory(16) / "group_vars").resolve() == (
+        ROOT / "inventories" / "lab" / "group_vars"
+    )
+
+
+def test_the_floor_runs_each_host_as_many_pings_as_it_executed(work):
+    stats = {
+        "lab-compute-1": {"executed": 3},
+        "lab-compute-2": {"executed": 2},
+        "localhost": {"executed": 0},
+    }
+    (play,) = yaml.safe_load(bench.floor_playbook(stats).read_text())
+    assert play["hosts"] == "lab-compute-1,lab-compute-2"
+    assert play["vars"]["bench_floor_counts"] == {"lab-compute-1": 3, "lab-compute-2": 2}
+    assert [t["when"] for t in play["tasks"]] == [
+        f"bench_floor_counts[inventory_hostname] >= {i}" for i in (1, 2, 3)
+    ]
+    assert all("ansible.builtin.ping" in t for t in play["tasks"])
+
+
+def test_summary_and_table():
+    hosts = {
+        "lab-compute-1": {"executed": 80, "skipped": 30, "changed": 0, "failed": 0,
+                          "unreachable": 0, "seconds": 30.0},
+        "lab-compute-2": {"executed": 70, "skipped": 35, "changed": 1, "failed": 0,
+                          "unreachable": 0, "seconds": 20.0},
+        "lab-isilon-1": {"executed": 8, "skipped": 3, "changed": 0, "failed": 0,
+                         "unreachable": 0, "seconds": 5.0},
+    }  # fmt: skip
+    summary = bench.summarise(hosts)
+    assert summary["executions_per_compute_host"] == 75.0
+    assert summary["seconds_per_compute_host"] == 25.0
+    assert summary["changed"] == 1 and summary["skipped"] == 68
+    run = {"wall_seconds": 40.0, **summary}
+    results = {
+        "commit": "abc1234",
+        "date": "2026-11-23 03:00 UTC",
+        "cores": 2,
+        "ansible_core": "2.19.14",
+        "python": "3.11.7",
+        "nodes": [
+            {
+                "nodes": 2,
+                "runs": {
+                    "lab_up": {"wall_seconds": 100.0},
+                    "converge": {**run, "wall_seconds": 140.0, "changed": 60},
+                    "noop": run,
+                    "noop_defaults": {**run, "wall_seconds": 80.0},
+                    "floor": {**run, "wall_seconds": 50.0},
+                },
+                "tuned_over_defaults": 0.5,
+                "noop_over_floor": 0.8,
+            }
+        ],
+    }
+    table = bench.table(results)
+    assert "Commit `abc1234`" in table and "2 cores" in table
+    assert "| 2 | 100 s | 140 s | 60 | 40.0 s | 80.0 s | 0.50 | 75 " in table
+    assert table.endswith("| 50.0 s | 0.80 |")
