@@ -200,6 +200,44 @@ def isilon_mount_options(options: Iterable[Any]) -> str:
     return ",".join(merged.values())
 
 
+def _fstab_field(value: str) -> str:
+    """A field as fstab stores it: space, ampersand and backslash in octal escapes."""
+    return value.replace("\\", "\\134").replace(" ", "\\040").replace("&", "\\046")
+
+
+def isilon_mounts_pending(
+    wanted: Iterable[dict[str, Any]], fstab: str, mounted: str | None = None
+) -> list[dict[str, Any]]:
+    """The wanted mounts that ansible.posix.mount would change, in their order.
+
+    `wanted` holds {path, src, opts} NFS mounts; `fstab` is /etc/fstab's text. A mount
+    is pending unless every fstab line for its path reads exactly `src path nfs opts 0 0`
+    (the line the mount module writes); given `mounted` (the text of /proc/mounts, for
+    state=mounted) it is also pending while its path is not mounted. Reading both files
+    once and calling the module only for these keeps a no-op run to one read per host
+    instead of one module call per mount.
+    """
+    lines: dict[str, list[list[str]]] = {}
+    for line in fstab.splitlines():
+        fields = line.split("#", 1)[0].split()
+        if len(fields) >= 2:
+            lines.setdefault(fields[1], []).append(fields)
+    active = None
+    if mounted is not None:
+        rows = (row.split() for row in mounted.splitlines())
+        active = {fields[1] for fields in rows if len(fields) >= 2}
+    pending = []
+    for mount in wanted:
+        path = _fstab_field(str(mount["path"]))
+        src, opts = _fstab_field(str(mount["src"])), _fstab_field(str(mount["opts"]))
+        line = [src, path, "nfs", opts, "0", "0"]
+        found = lines.get(path, [])
+        differs = not found or any(fields != line for fields in found)
+        if differs or (active is not None and path not in active):
+            pending.append(mount)
+    return pending
+
+
 class FilterModule:
     """Isilon mount planning."""
 
@@ -207,4 +245,5 @@ class FilterModule:
         return {
             "isilon_mount_plan": isilon_mount_plan,
             "isilon_mount_options": isilon_mount_options,
+            "isilon_mounts_pending": isilon_mounts_pending,
         }

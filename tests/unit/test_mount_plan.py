@@ -207,3 +207,75 @@ def test_too_few_mounts_for_the_healthy_addresses_is_still_a_problem():
         "1 host(s) x 5 data mount(s) = 5 mounts cannot give each of the 3 Isilon addresses "
         "2 mounts; set isilon_mounts_per_host to at least 6"
     ]
+
+
+# isilon_mounts_pending: which mounts the mount module would change.
+pending = mount_plan.isilon_mounts_pending
+DATA_OPTS = "rw,nolock,rsize=524288,wsize=524288"
+WANTED = [
+    {"path": "/mnt/isilon", "src": "172.16.1.11:/ifs/data", "opts": "rw,hard"},
+    {"path": "/mnt/isilon1", "src": "172.16.1.12:/ifs/data", "opts": DATA_OPTS},
+    {"path": "/mnt/isilon2", "src": "172.16.1.13:/ifs/data", "opts": DATA_OPTS},
+]
+FSTAB = (
+    "# /etc/fstab: static file system information.\n"
+    "UUID=0a1b / ext4 errors=remount-ro 0 1\n"
+    "172.16.1.11:/ifs/data /mnt/isilon nfs rw,hard 0 0\n"
+    "172.16.1.12:/ifs/data /mnt/isilon1 nfs rw,nolock,rsize=524288,wsize=524288 0 0\n"
+    "172.16.1.13:/ifs/data /mnt/isilon2 nfs rw,nolock,rsize=524288,wsize=524288 0 0 # data\n"
+)
+MOUNTS = (
+    "".join(f"{m['src']} {m['path']} nfs {m['opts']},vers=3 0 0\n" for m in WANTED)
+    + "proc /proc proc rw 0 0\n"
+)
+
+
+def _paths(mounts):
+    return [m["path"] for m in mounts]
+
+
+def test_nothing_pending_when_fstab_matches():
+    assert pending(WANTED, FSTAB) == []
+    assert pending(WANTED, FSTAB, MOUNTS) == []
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("172.16.1.12:/ifs/data /mnt/isilon1", "172.16.1.14:/ifs/data /mnt/isilon1"),  # address
+        ("/mnt/isilon1 nfs rw,nolock,rsize=524288", "/mnt/isilon1 nfs rw,rsize=524288"),  # opts
+        ("/mnt/isilon1 nfs", "/mnt/isilon1 nfs4"),  # type
+        ("wsize=524288 0 0\n172.16.1.13", "wsize=524288\n172.16.1.13"),  # dump and pass left out
+    ],
+)
+def test_a_differing_line_is_pending(old, new):
+    assert old in FSTAB
+    assert _paths(pending(WANTED, FSTAB.replace(old, new, 1))) == ["/mnt/isilon1"]
+
+
+def test_missing_and_duplicated_lines_are_pending():
+    missing = FSTAB.replace("172.16.1.11:/ifs/data /mnt/isilon nfs rw,hard 0 0\n", "")
+    assert _paths(pending(WANTED, missing)) == ["/mnt/isilon"]
+    duplicated = FSTAB + "172.16.1.99:/ifs/data /mnt/isilon2 nfs rw 0 0\n"
+    assert _paths(pending(WANTED, duplicated)) == ["/mnt/isilon2"]
+    assert _paths(pending(WANTED, "")) == _paths(WANTED)
+
+
+def test_commented_out_lines_do_not_count():
+    commented = FSTAB.replace(
+        "172.16.1.11:/ifs/data /mnt/isilon ", "#172.16.1.11:/ifs/data /mnt/isilon "
+    )
+    assert _paths(pending(WANTED, commented)) == ["/mnt/isilon"]
+
+
+def test_mounted_state_also_wants_the_path_mounted():
+    unmounted = "".join(line + "\n" for line in MOUNTS.splitlines() if "/mnt/isilon2 " not in line)
+    assert _paths(pending(WANTED, FSTAB, unmounted)) == ["/mnt/isilon2"]
+    assert pending(WANTED, FSTAB, None) == []
+
+
+def test_spaces_compare_in_fstab_escapes():
+    wanted = [{"path": "/mnt/isilon data", "src": "172.16.1.11:/ifs/a&b", "opts": "rw"}]
+    fstab = "172.16.1.11:/ifs/a\\046b /mnt/isilon\\040data nfs rw 0 0\n"
+    assert pending(wanted, fstab) == []
+    assert pending(wanted, fstab, "172.16.1.11:/ifs/a&b /mnt/isilon\\040data nfs rw 0 0\n") == []
