@@ -6,11 +6,14 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 ---
 module: switch_config
-short_description: Bring the owned sections of a Dell OS10 or Arista EOS config to an intended text
+short_description: Bring the owned sections of a switch's config to an intended text
 description:
   - Reads the running configuration over SSH (netmiko), keeps the top-level sections the
     intended configuration owns (and any matching O(owned_patterns)), computes the
     remediation with hier_config and pushes only that.
+  - Each platform's behaviour (netmiko device type, the command that prints the running
+    configuration, how a change is pushed, the hier_config driver) comes from the
+    platform table C(PLATFORMS) in module_utils/switch_config.py.
   - Arista EOS changes go through a named configuration session whose diff is read before
     it is committed (aborted on any error). Dell OS10 changes go through a transaction
     (C(start transaction) ... C(commit), C(discard) on error) where the switch has them,
@@ -25,10 +28,11 @@ version_added: "1.0.0"
 requirements: [netmiko, hier_config]
 options:
   platform:
-    description: netmiko device type.
+    description:
+      - A platform of the table C(PLATFORMS) in module_utils/switch_config.py, today
+        C(dell_os10) or C(arista_eos) (named after their netmiko device types).
     type: str
     required: true
-    choices: [dell_os10, arista_eos]
   host:
     description: Address of the switch's SSH server.
     type: str
@@ -77,12 +81,14 @@ options:
     type: bool
     default: true
   transaction:
-    description: OS10 transactions; C(auto) uses them when the switch accepts C(start transaction).
+    description:
+      - OS10 transactions; C(auto) uses them when the switch accepts C(start transaction).
+        Other platforms ignore it.
     type: str
     choices: [auto, always, never]
     default: auto
   session_name:
-    description: Prefix of the EOS configuration session name.
+    description: Prefix of the EOS configuration session name (other platforms ignore it).
     type: str
     default: dlcluster
   timeout:
@@ -96,11 +102,11 @@ EXAMPLES = r"""
 - name: Configure the S5232's breakouts and ports
   switch_config:
     platform: dell_os10
-    host: "{{ switch_cli_host }}"
-    port: "{{ switch_cli_port }}"
+    host: "{{ switches_host }}"
+    port: "{{ switches_port }}"
     username: "{{ cluster_switch_username }}"
     password: "{{ cluster_switch_password }}"
-    intended: "{{ lookup('ansible.builtin.template', 'os10.cfg.j2') }}"
+    intended: "{{ lookup('ansible.builtin.template', 'dell_os10.cfg.j2') }}"
     owned_patterns: ['^interface breakout 1/1/(2[1-9]|3[0-2]) ']
     backup_dir: "{{ playbook_dir }}/../backups/switches"
     backup_name: "{{ inventory_hostname }}"
@@ -135,15 +141,17 @@ import traceback
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 from ansible.module_utils.switch_config import (
+    ERROR_PATTERN,
     HAS_HIER_CONFIG,
     HIER_CONFIG_IMPORT_ERROR,
+    PLATFORMS,
+    PushError,
     owned_text,
     remediation,
 )
 
 try:
     from netmiko import ConnectHandler
-    from netmiko.exceptions import ConfigInvalidException
 
     HAS_NETMIKO = True
     NETMIKO_IMPORT_ERROR = None
@@ -151,22 +159,11 @@ except ImportError:
     HAS_NETMIKO = False
     NETMIKO_IMPORT_ERROR = traceback.format_exc()
 
-ERROR_PATTERN = r"(?m)^\s*\x07?% ?(Error|Invalid|Incomplete|Ambiguous|Cannot)"
-SHOW_RUNNING = {"dell_os10": "show running-configuration", "arista_eos": "show running-config"}
-
-
-class PushError(Exception):
-    """A push that stopped part-way; carries what had been applied."""
-
-    def __init__(self, message, applied):
-        super().__init__(message)
-        self.applied = applied
-
 
 def connect(params):
     known_hosts = params["known_hosts"]
     return ConnectHandler(
-        device_type=params["platform"],
+        device_type=PLATFORMS[params["platform"]].device_type,
         host=params["host"],
         port=params["port"],
         username=params["username"],
@@ -186,73 +183,7 @@ def connect(params):
 
 
 def read_running(conn, platform):
-    return conn.send_command(SHOW_RUNNING[platform], read_timeout=60)
-
-
-def send_each(conn, commands, applied):
-    """Send commands one by one in the current config mode, recording each applied one."""
-    for command in commands:
-        try:
-            conn.send_config_set(
-                [command],
-                enter_config_mode=False,
-                exit_config_mode=False,
-                error_pattern=ERROR_PATTERN,
-            )
-        except ConfigInvalidException as exc:
-            raise PushError(f"the switch rejected {command!r}: {exc}", applied) from exc
-        except Exception as exc:  # dropped session, timeout: say where it stopped
-            raise PushError(f"the session failed at {command!r}: {exc}", applied) from exc
-        applied.append(command)
-
-
-def push_eos(conn, commands, session):
-    """Apply commands inside a config session; commit only if every command passed."""
-    applied = []
-    conn.config_mode(config_command=f"configure session {session}")
-    try:
-        send_each(conn, commands, applied)
-        diff = conn.send_command("show session-config diffs", expect_string=r"#\s*$")
-        output = conn.send_command("commit", expect_string=r"#\s*$")
-        if re.search(ERROR_PATTERN, output):
-            raise PushError(f"commit of session {session} failed: {output.strip()}", applied)
-    except PushError as exc:
-        # the session may be gone already; EOS expires abandoned sessions itself
-        with contextlib.suppress(Exception):
-            conn.send_command("abort", expect_string=r"#\s*$")
-            exc.args = (f"{exc}; configuration session {session} was aborted",)
-        raise
-    return diff
-
-
-def push_os10(conn, commands, transaction):
-    """Apply commands in a transaction where possible; discard it on any error."""
-    applied = []
-    use_transaction = False
-    if transaction != "never":
-        output = conn.send_command("start transaction", expect_string=r"#\s*$")
-        use_transaction = not re.search(ERROR_PATTERN, output)
-        if transaction == "always" and not use_transaction:
-            raise PushError(f"this switch refused `start transaction`: {output.strip()}", applied)
-    conn.config_mode()
-    try:
-        send_each(conn, commands, applied)
-        conn.exit_config_mode()
-        if use_transaction:
-            output = conn.send_command("commit", expect_string=r"#\s*$")
-            if re.search(ERROR_PATTERN, output):
-                raise PushError(f"commit failed: {output.strip()}", applied)
-    except PushError as exc:
-        if use_transaction:
-            try:
-                conn.exit_config_mode()
-                conn.send_command("discard", expect_string=r"#\s*$")
-                exc.applied = []  # discarded: nothing reached the running configuration
-                exc.args = (f"{exc}; the transaction was discarded, nothing was committed",)
-            except Exception:
-                pass
-        raise
-    return ""
+    return conn.send_command(PLATFORMS[platform].show_running, read_timeout=60)
 
 
 def write_backup(directory, name, running):
@@ -267,7 +198,7 @@ def write_backup(directory, name, running):
 def main():
     module = AnsibleModule(
         argument_spec={
-            "platform": {"type": "str", "required": True, "choices": ["dell_os10", "arista_eos"]},
+            "platform": {"type": "str", "required": True, "choices": list(PLATFORMS)},
             "host": {"type": "str", "required": True},
             "port": {"type": "int", "default": 22},
             "username": {"type": "str", "required": True},
@@ -328,11 +259,9 @@ def main():
         # breakout changes: their settings only show up as missing after the first.
         for _ in range(2):
             try:
-                if platform == "arista_eos":
-                    session = f"{params['session_name']}-{int(time.time())}"
-                    result["session_diff"] = push_eos(conn, commands, session)
-                else:
-                    push_os10(conn, commands, params["transaction"])
+                diff = PLATFORMS[platform].push(conn, commands, params)
+                if diff is not None:
+                    result["session_diff"] = diff
             except PushError as exc:
                 module.fail_json(
                     msg=f"{params['backup_name']}: {exc}",

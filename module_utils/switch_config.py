@@ -1,8 +1,13 @@
-"""Remediation of switch configurations with hier_config, shared by the switch_config module.
+"""The switch platforms and port models, and the remediation of their configurations.
 
-The role renders the intended configuration of the sections it owns; this code reads the
-running configuration, keeps only the sections the intended text owns (plus any the
-caller names by pattern), and computes the commands that turn one into the other.
+One table describes each platform the switch_config module drives (netmiko device type,
+the command that prints the running configuration, how a change is pushed, the
+hier_config driver, the role's template, the MTU range) and one describes each switch
+model's ports (which exist, which break out and into what). A new platform is one
+entry in PLATFORMS (plus its template and simulator); a new switch model is one entry
+in MODELS. Everything here is plain data and functions: the module, the role's filters
+and the unit tests all read the same tables.
+
 Dell OS10 has no hier_config platform: its driver below builds on the generic one with
 OS10's `!` separators dropped, `no interface breakout 1/1/X` as the negation of a
 breakout, and breakouts ordered before the interface blocks they create.
@@ -10,30 +15,122 @@ breakout, and breakouts ordered before the interface blocks they create.
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import importlib.util
 import re
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
-try:
-    from hier_config import Platform, WorkflowRemediation, get_hconfig, get_hconfig_driver
+# hier_config and netmiko take about a second to import: they are imported where a
+# remediation or a push needs them, so that reading the tables (the role's filters) is
+# cheap. The module reports a missing library with missing_required_lib.
+HAS_HIER_CONFIG = importlib.util.find_spec("hier_config") is not None
+HIER_CONFIG_IMPORT_ERROR = None if HAS_HIER_CONFIG else "No module named 'hier_config'"
+
+BREAKOUT = "interface breakout"
+# Error lines of both CLIs: `% Error: ...` (OS10), `% Invalid input ...`, `% Incomplete
+# command`, `% Ambiguous command`, `% Cannot commit` (EOS); OS10 may put a BEL first.
+ERROR_PATTERN = r"(?m)^\s*\x07?% ?(Error|Invalid|Incomplete|Ambiguous|Cannot)"
+EXEC_PROMPT = r"#\s*$"
+
+
+# ---- pushing a change ---------------------------------------------------------------------
+
+
+class PushError(Exception):
+    """A push that stopped part-way; carries what had been applied."""
+
+    def __init__(self, message: str, applied: list[str]):
+        super().__init__(message)
+        self.applied = applied
+
+
+def send_each(conn: Any, commands: Sequence[str], applied: list[str]) -> None:
+    """Send commands one by one in the current config mode, recording each applied one."""
+    from netmiko.exceptions import ConfigInvalidException
+
+    for command in commands:
+        try:
+            conn.send_config_set(
+                [command],
+                enter_config_mode=False,
+                exit_config_mode=False,
+                error_pattern=ERROR_PATTERN,
+            )
+        except ConfigInvalidException as exc:
+            raise PushError(f"the switch rejected {command!r}: {exc}", applied) from exc
+        except Exception as exc:  # dropped session, timeout: say where it stopped
+            raise PushError(f"the session failed at {command!r}: {exc}", applied) from exc
+        applied.append(command)
+
+
+def push_eos(conn: Any, commands: Sequence[str], options: Mapping[str, Any]) -> str:
+    """Apply commands inside a config session; commit only if every command passed.
+
+    Returns the session's `show session-config diffs`.
+    """
+    session = f"{options['session_name']}-{int(time.time())}"
+    applied: list[str] = []
+    conn.config_mode(config_command=f"configure session {session}")
+    try:
+        send_each(conn, commands, applied)
+        diff = conn.send_command("show session-config diffs", expect_string=EXEC_PROMPT)
+        output = conn.send_command("commit", expect_string=EXEC_PROMPT)
+        if re.search(ERROR_PATTERN, output):
+            raise PushError(f"commit of session {session} failed: {output.strip()}", applied)
+    except PushError as exc:
+        # the session may be gone already; EOS expires abandoned sessions itself
+        with contextlib.suppress(Exception):
+            conn.send_command("abort", expect_string=EXEC_PROMPT)
+            exc.args = (f"{exc}; configuration session {session} was aborted",)
+        raise
+    return diff
+
+
+def push_os10(conn: Any, commands: Sequence[str], options: Mapping[str, Any]) -> None:
+    """Apply commands in a transaction where possible; discard it on any error."""
+    transaction = options["transaction"]
+    applied: list[str] = []
+    use_transaction = False
+    if transaction != "never":
+        output = conn.send_command("start transaction", expect_string=EXEC_PROMPT)
+        use_transaction = not re.search(ERROR_PATTERN, output)
+        if transaction == "always" and not use_transaction:
+            raise PushError(f"this switch refused `start transaction`: {output.strip()}", applied)
+    conn.config_mode()
+    try:
+        send_each(conn, commands, applied)
+        conn.exit_config_mode()
+        if use_transaction:
+            output = conn.send_command("commit", expect_string=EXEC_PROMPT)
+            if re.search(ERROR_PATTERN, output):
+                raise PushError(f"commit failed: {output.strip()}", applied)
+    except PushError as exc:
+        if use_transaction:
+            try:
+                conn.exit_config_mode()
+                conn.send_command("discard", expect_string=EXEC_PROMPT)
+                exc.applied = []  # discarded: nothing reached the running configuration
+                exc.args = (f"{exc}; the transaction was discarded, nothing was committed",)
+            except Exception:
+                pass
+        raise
+    return None
+
+
+# ---- hier_config drivers --------------------------------------------------------------------
+
+
+@functools.cache
+def _os10_driver_class() -> type:
+    """Dell OS10 (SmartFabric OS10) on the generic driver's indentation rules."""
     from hier_config.models import MatchRule, NegationSubRule, OrderingRule, PerLineSubRule
     from hier_config.platforms.driver_base import HConfigDriverBase, HConfigDriverRules
 
-    HAS_HIER_CONFIG = True
-    HIER_CONFIG_IMPORT_ERROR = None
-except ImportError as exc:  # reported by the module with missing_required_lib
-    HAS_HIER_CONFIG = False
-    HIER_CONFIG_IMPORT_ERROR = exc
-    HConfigDriverBase = object  # type: ignore[assignment,misc]
-
-PLATFORMS = ("dell_os10", "arista_eos")
-BREAKOUT = "interface breakout"
-
-
-if HAS_HIER_CONFIG:
-
     class HConfigDriverDellOS10(HConfigDriverBase):
-        """Dell OS10 (SmartFabric OS10) on the generic driver's indentation rules."""
-
         @staticmethod
         def _instantiate_rules() -> HConfigDriverRules:
             return HConfigDriverRules(
@@ -64,14 +161,154 @@ if HAS_HIER_CONFIG:
                 ],
             )
 
+    return HConfigDriverDellOS10
 
-def driver_for(platform: str):
-    """The hier_config driver of a netmiko device type."""
-    if platform == "dell_os10":
-        return HConfigDriverDellOS10()
-    if platform == "arista_eos":
-        return get_hconfig_driver(Platform.ARISTA_EOS)
-    raise ValueError(f"unsupported platform {platform!r}; supported: {', '.join(PLATFORMS)}")
+
+def _os10_driver() -> Any:
+    return _os10_driver_class()()
+
+
+def _eos_driver() -> Any:
+    from hier_config import Platform, get_hconfig_driver
+
+    return get_hconfig_driver(Platform.ARISTA_EOS)
+
+
+# ---- the platform table ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SwitchPlatform:
+    """How the module and the role drive one switch operating system."""
+
+    device_type: str  # netmiko device type
+    show_running: str  # prints the running configuration
+    push: Callable[[Any, Sequence[str], Mapping[str, Any]], str | None]  # returns a diff or None
+    driver: Callable[[], Any]  # hier_config driver
+    template: str  # the role's templates/<name>, the intended configuration
+    mtu_range: tuple[int, int]  # interface MTU the CLI accepts
+    variables: str  # prefix of the switches role's variables for this platform only
+    # remediation lines never sent: the device refuses them and another command covers them
+    never_sent: tuple[str, ...] = ()
+
+
+PLATFORMS: dict[str, SwitchPlatform] = {
+    "dell_os10": SwitchPlatform(
+        device_type="dell_os10",
+        show_running="show running-configuration",
+        push=push_os10,
+        driver=_os10_driver,
+        template="dell_os10.cfg.j2",
+        # Intel's OS10 driver's frame size limits; the S5232F's own range and error text
+        # are unverified (switch-cli-addendum Q6).
+        mtu_range=(1312, 9216),
+        variables="switches_os10_",
+        # Physical ports cannot be deleted on OS10; un-splitting a breakout removes its
+        # sub-ports, so their negation is never sent.
+        never_sent=("no interface ethernet",),
+    ),
+    "arista_eos": SwitchPlatform(
+        device_type="arista_eos",
+        show_running="show running-config",
+        push=push_eos,
+        driver=_eos_driver,
+        template="arista_eos.cfg.j2",
+        # Unverified: real 7060CX2 configs show `mtu 9214` as the largest value; the
+        # lower bound is EOS's IPv4 minimum (switch-cli-addendum Q11).
+        mtu_range=(68, 9214),
+        variables="switches_eos_",
+    ),
+}
+
+
+# ---- the port model table (per switch model) ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class PortGroup:
+    """Front-panel ports of one kind, numbered `first`..`last`."""
+
+    first: int
+    last: int
+    media: str  # QSFP28, QSFP100, SFP+
+    port: str  # port id as breakouts name it, `{n}` is the number
+    interface: str  # interface name(s) of an unsplit port: `{n}`, and `{lane}` for lanes
+    lanes: int = 1  # interfaces an unsplit port has (EOS lanes /1../4)
+    breakouts: Mapping[str, int] = field(default_factory=dict)  # map -> sub-ports it creates
+    subport: str = ""  # sub-port name after a breakout: `{n}`, `{sub}`
+
+    @property
+    def numbers(self) -> range:
+        return range(self.first, self.last + 1)
+
+
+@dataclass(frozen=True)
+class PortModel:
+    """The ports of one switch model and the platform it runs."""
+
+    platform: str
+    groups: tuple[PortGroup, ...]
+
+
+# Breakout maps of a QSFP28 port on OS10 and the sub-ports each creates (switch-cli §1,
+# addendum Q1). The addendum says a native map (100g-1x on a QSFP28 port) keeps the name
+# ethernet1/1/N on real switches; here, as in the lab's simulator, every map names its
+# sub-ports `:1`..`:k` (unverified for 100g-1x on the S5232F).
+OS10_QSFP28_BREAKOUTS = {"100g-1x": 1, "40g-1x": 1, "50g-2x": 2, "25g-4x": 4, "10g-4x": 4}
+
+MODELS: dict[str, PortModel] = {
+    # Dell S5232F-ON, OS10 10.4.3E: 32 QSFP28 ports that break out, two 10G SFP+ ports
+    # (1/1/33-34, no breakout: Omnia's S5232F input lists them without a fanout).
+    "S5232F-ON": PortModel(
+        platform="dell_os10",
+        groups=(
+            PortGroup(
+                1,
+                32,
+                "QSFP28",
+                port="1/1/{n}",
+                interface="ethernet1/1/{n}",
+                breakouts=OS10_QSFP28_BREAKOUTS,
+                subport="ethernet1/1/{n}:{sub}",
+            ),
+            PortGroup(33, 34, "SFP+", port="1/1/{n}", interface="ethernet1/1/{n}"),
+        ),
+    ),
+    # Arista 7060CX2-32S: 32 QSFP100 ports whose lanes are the interfaces EthernetN/1-4
+    # (no breakout command: the lane speed decides), SFP+ ports 33-34. That the SFP+
+    # ports are named Ethernet33/Ethernet34 (no lane) is unverified (the spec gives only
+    # "SFP+ 33-34"); the lab's simulator names them so.
+    "7060CX2-32S": PortModel(
+        platform="arista_eos",
+        groups=(
+            PortGroup(1, 32, "QSFP100", port="{n}", interface="Ethernet{n}/{lane}", lanes=4),
+            PortGroup(33, 34, "SFP+", port="{n}", interface="Ethernet{n}"),
+        ),
+    ),
+}
+
+
+def get_platform(name: str) -> SwitchPlatform:
+    """The table entry of a platform, or a ValueError naming the supported ones."""
+    try:
+        return PLATFORMS[name]
+    except KeyError:
+        raise ValueError(
+            f"unsupported platform {name!r}; supported: {', '.join(PLATFORMS)}"
+        ) from None
+
+
+def get_model(name: str) -> PortModel:
+    """The port model of a switch model, or a ValueError naming the known ones."""
+    try:
+        return MODELS[name]
+    except KeyError:
+        raise ValueError(f"unknown switch model {name!r}; known: {', '.join(MODELS)}") from None
+
+
+def driver_for(name: str) -> Any:
+    """The hier_config driver of a platform."""
+    return get_platform(name).driver()
 
 
 def _top_level_blocks(text: str) -> list[list[str]]:
@@ -113,9 +350,11 @@ def remediation(
     Sections are entered by their own line and left with `exit`, so a command never
     depends on which mode the previous section left the session in.
     """
-    driver = driver_for(platform)
-    current = get_hconfig(driver, owned_running(running, intended, owned_patterns))
-    wanted = get_hconfig(driver_for(platform), intended)
+    from hier_config import WorkflowRemediation, get_hconfig
+
+    entry = get_platform(platform)
+    current = get_hconfig(entry.driver(), owned_running(running, intended, owned_patterns))
+    wanted = get_hconfig(entry.driver(), intended)
     config = WorkflowRemediation(current, wanted).remediation_config
     commands: list[str] = []
 
@@ -127,11 +366,7 @@ def remediation(
                 commands.append("exit")
 
     walk(config.children)
-    if platform == "dell_os10":
-        # Physical ports cannot be deleted on OS10; un-splitting a breakout removes its
-        # sub-ports, so their negation is never sent.
-        commands = [c for c in commands if not c.startswith("no interface ethernet")]
-    return commands
+    return [c for c in commands if not (entry.never_sent and c.startswith(entry.never_sent))]
 
 
 def owned_text(running: str, intended: str, owned_patterns: Sequence[str] = ()) -> str:

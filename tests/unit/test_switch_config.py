@@ -1,19 +1,36 @@
-"""The switch_config module and its hier_config drivers, against a scripted switch session."""
+"""The switch_config module, its platform table and hier_config drivers, against the
+lab's device models.
+
+A thin stand-in for a netmiko connection sends every command to the simulators' device
+models (lab/simulators/switch_sim: OS10Session, EOSSession) and checks each reply with
+the module's error pattern, as netmiko does. A command the device model refuses is
+refused here too, and after a push the device's own running configuration must need no
+further remediation. The intended configurations are rendered from the role's own
+templates with its own filters.
+"""
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import sys
 from pathlib import Path
+from typing import Any
 
+import jinja2
 import pytest
+import yaml
+from netmiko.exceptions import ConfigInvalidException
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "module_utils"))
+sys.path.insert(0, str(ROOT / "lab" / "simulators"))
 import ansible.module_utils  # noqa: E402
-import switch_config as remediation_lib  # noqa: E402
+import switch_config as lib  # noqa: E402
 from ansible.module_utils.testing import patch_module_args  # noqa: E402
+from switch_sim import eos, os10  # noqa: E402
+from switch_sim.state import SwitchState  # noqa: E402
 
 # The module imports its shared code as ansible.module_utils.switch_config.
 ansible.module_utils.__path__.append(str(ROOT / "module_utils"))
@@ -23,66 +40,216 @@ _SPEC = importlib.util.spec_from_file_location(
 module = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(module)
 
+_FILTERS_SPEC = importlib.util.spec_from_file_location(
+    "switch_ports", ROOT / "filter_plugins" / "switch_ports.py"
+)
+switch_ports = importlib.util.module_from_spec(_FILTERS_SPEC)
+_FILTERS_SPEC.loader.exec_module(switch_ports)
+
+ROLE = ROOT / "roles" / "switches"
+DEVICE_MODELS = {
+    "dell_os10": (os10.OS10Session, os10.factory),
+    "arista_eos": (eos.EOSSession, eos.factory),
+}
+MODEL_OF = {"dell_os10": "S5232F-ON", "arista_eos": "7060CX2-32S"}
+PAPER_BREAKOUTS = [{"ports": "1/1/21-32", "mode": "40g-1x"}]
+SPLIT_24 = [
+    {"ports": "1/1/21-23", "mode": "40g-1x"},
+    {"ports": "1/1/24", "mode": "10g-4x"},
+    {"ports": "1/1/25-32", "mode": "40g-1x"},
+]
+LAB_EOS = yaml.safe_load((ROOT / "inventories/lab/group_vars/switches/arista_eos.yml").read_text())
+
+
+class DeviceConnection:
+    """What the module uses of a netmiko connection, played against a device model."""
+
+    def __init__(self, session: Any, drop_after: int | None = None):
+        self.session = session
+        self.drop_after = drop_after
+        self.config_sent: list[str] = []
+        self.log: list[str] = []
+
+    def _run(self, command: str) -> str:
+        self.log.append(command)
+        return self.session.execute(command)
+
+    def send_command(self, command: str, **_: Any) -> str:
+        return self._run(command)
+
+    def config_mode(self, config_command: str = "configure terminal") -> str:
+        output = self._run(config_command)
+        assert not re.search(lib.ERROR_PATTERN, output), output
+        assert self.session.in_config, f"{config_command!r} did not enter config mode"
+        return output
+
+    def exit_config_mode(self) -> str:
+        return self._run("end") if self.session.in_config else ""
+
+    def send_config_set(self, commands, enter_config_mode=True, exit_config_mode=True,
+                        error_pattern=None, **_: Any) -> str:  # fmt: skip
+        if enter_config_mode and not self.session.in_config:
+            self.config_mode()
+        outputs = []
+        for command in commands:
+            if self.drop_after is not None and len(self.config_sent) >= self.drop_after:
+                raise OSError("Socket is closed")
+            self.config_sent.append(command)
+            output = self._run(command)
+            if error_pattern and re.search(error_pattern, output):
+                raise ConfigInvalidException(f"Invalid input detected at command: {command}")
+            outputs.append(output)
+        if exit_config_mode:
+            self.exit_config_mode()
+        return "\n".join(outputs)
+
+    def save_config(self) -> str:
+        command = {
+            "os10": "copy running-configuration startup-configuration",
+            "eos": "copy running-config startup-config",
+        }[self.session.platform]
+        return self._run(command)
+
+    def disconnect(self) -> None:
+        pass
+
+
+class Device:
+    """A device model with its state file, and the module run against it."""
+
+    def __init__(self, tmp_path: Path, platform: str):
+        session_cls, factory = DEVICE_MODELS[platform]
+        self.platform = platform
+        self.tmp_path = tmp_path
+        self.state = SwitchState(tmp_path / f"{platform}.json", factory("lab-sw"))
+        self.session_cls = session_cls
+        self.connections: list[DeviceConnection] = []
+        self.drop_after: int | None = None
+
+    def connect(self, **kwargs: Any) -> DeviceConnection:
+        assert kwargs["device_type"] == lib.PLATFORMS[self.platform].device_type
+        conn = DeviceConnection(self.session_cls(self.state), self.drop_after)
+        self.connections.append(conn)
+        return conn
+
+    def running(self) -> str:
+        return self.session_cls(self.state).execute(lib.PLATFORMS[self.platform].show_running)
+
+
+def render(platform: str, **role_vars: Any) -> str:
+    """The role's template of `platform`, with its defaults and filters, as the role renders it."""
+    defaults = yaml.safe_load((ROLE / "defaults" / "main.yml").read_text())
+    values = {k: v for k, v in defaults.items() if not (isinstance(v, str) and "{{" in v)}
+    values.update(switches_platform=platform, switches_model=MODEL_OF[platform], **role_vars)
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(ROLE / "templates"),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+    )
+    env.filters.update(switch_ports.FilterModule().filters())
+    return env.get_template(lib.PLATFORMS[platform].template).render(values)
+
+
+def owned_patterns(breakouts) -> list[str]:
+    ports = switch_ports.switch_ports([entry["ports"] for entry in breakouts])
+    return switch_ports.os10_owned_breakout_patterns(ports)
+
+
+def run_module(monkeypatch, capsys, device: Device, intended: str, owned=(), check_mode=False,
+               **extra: Any) -> dict[str, Any]:  # fmt: skip
+    args = {
+        "platform": device.platform,
+        "host": "127.0.0.1",
+        "port": 22311,
+        "username": "admin",
+        "password": "s3cret-pw",
+        "intended": intended,
+        "owned_patterns": list(owned),
+        "backup_dir": str(device.tmp_path / "backups"),
+        "backup_name": "lab-sw",
+        "_ansible_check_mode": check_mode,
+        "_ansible_diff": True,
+        **extra,
+    }
+    monkeypatch.setattr(module, "ConnectHandler", device.connect)
+    with patch_module_args(args), pytest.raises(SystemExit):
+        module.main()
+    return json.loads(capsys.readouterr().out)
+
+
+def remaining(device: Device, intended: str, owned=()) -> list[str]:
+    return lib.remediation(device.platform, device.running(), intended, owned)
+
+
+@pytest.fixture
+def s5232(tmp_path):
+    return Device(tmp_path, "dell_os10")
+
+
+@pytest.fixture
+def s5232_paper(monkeypatch, capsys, s5232):
+    """An S5232 already carrying the DSS 8440 paper's breakouts."""
+    result = run_module(
+        monkeypatch,
+        capsys,
+        s5232,
+        render("dell_os10", switches_os10_breakouts=PAPER_BREAKOUTS),
+        owned_patterns(PAPER_BREAKOUTS),
+    )
+    assert result["changed"] is True, result
+    return s5232
+
+
+@pytest.fixture
+def s7060(tmp_path):
+    return Device(tmp_path, "arista_eos")
+
+
+# ---- the platform table --------------------------------------------------------------
+
+
+def test_module_choices_and_role_choices_are_the_tables_keys():
+    specs = yaml.safe_load((ROLE / "meta" / "argument_specs.yml").read_text())["argument_specs"]
+    options = specs["main"]["options"]
+    assert options["switches_platform"]["choices"] == list(lib.PLATFORMS)
+    assert options["switches_model"]["choices"] == list(lib.MODELS)
+    assert "choices: [dell_os10" not in module.DOCUMENTATION  # read from the table
+
+
+def test_every_platform_has_its_template_and_every_model_a_known_platform():
+    for name, entry in lib.PLATFORMS.items():
+        assert (ROLE / "templates" / entry.template).is_file(), name
+        assert entry.variables.startswith("switches_"), name
+    assert {entry.platform for entry in lib.MODELS.values()} <= set(lib.PLATFORMS)
+
+
+def test_unknown_platform_is_refused_naming_the_supported_ones():
+    with pytest.raises(ValueError, match="supported: dell_os10, arista_eos"):
+        lib.driver_for("cumulus")
+
+
+# ---- remediation (pure) ----------------------------------------------------------------
+
 OS10_RUNNING = """! Version 10.4.3E
-! Last configuration change at Nov  22 16:00:00 2026
-!
-ip vrf default
 !
 interface breakout 1/1/21 map 40g-1x
 interface breakout 1/1/24 map 40g-1x
 !
-interface vlan1
- no shutdown
-!
 interface ethernet1/1/1
  no shutdown
- switchport access vlan 1
 !
 interface ethernet1/1/21:1
  no shutdown
- switchport access vlan 1
 !
 interface ethernet1/1/24:1
  no shutdown
- switchport access vlan 1
 """
-OS10_INTENDED = """ip vrf default
-!
-interface breakout 1/1/21 map 40g-1x
-interface breakout 1/1/24 map 10g-4x
-!
-interface vlan1
- no shutdown
-!
-""" + "".join(
-    f"interface ethernet1/1/{p}\n no shutdown\n switchport access vlan 1\n!\n"
-    for p in ["21:1", "24:1", "24:2", "24:3", "24:4"]
-)
-OWNED = [r"^interface breakout 1/1/2[14] ", r"^interface ethernet1/1/2[14]:\d+$"]
+OWNED_21_24 = [r"^interface breakout 1/1/2[14] ", r"^interface ethernet1/1/2[14]:\d+$"]
 
 
-def test_unchanged_config_needs_no_command():
-    assert remediation_lib.remediation("dell_os10", OS10_RUNNING, OS10_RUNNING, OWNED) == []
-
-
-def test_breakout_change_unsplits_first_then_configures_the_new_sub_ports():
-    commands = remediation_lib.remediation("dell_os10", OS10_RUNNING, OS10_INTENDED, OWNED)
-    assert commands[:2] == ["no interface breakout 1/1/24", "interface breakout 1/1/24 map 10g-4x"]
-    assert commands[2:6] == [
-        "interface ethernet1/1/24:2",
-        "no shutdown",
-        "switchport access vlan 1",
-        "exit",
-    ]
-    assert "interface ethernet1/1/1" not in commands  # not owned, never touched
-
-
-def test_dropped_breakout_of_an_owned_port_is_removed():
-    intended = OS10_RUNNING.replace("interface breakout 1/1/24 map 40g-1x\n", "")
-    intended = intended.replace(
-        "interface ethernet1/1/24:1\n no shutdown\n switchport access vlan 1\n", ""
-    )
-    commands = remediation_lib.remediation("dell_os10", OS10_RUNNING, intended, OWNED)
+def test_dropped_breakout_of_an_owned_port_is_removed_with_its_sub_ports():
+    intended = "interface breakout 1/1/21 map 40g-1x\n!\ninterface ethernet1/1/21:1\n no shutdown\n"
+    commands = lib.remediation("dell_os10", OS10_RUNNING, intended, OWNED_21_24)
     # the sub-port goes with the un-split; OS10 cannot delete a physical port itself
     assert commands == ["no interface breakout 1/1/24"]
 
@@ -93,7 +260,7 @@ def test_eos_adds_the_papers_port_channel_members():
         "spanning-tree mode mstp\n!\ninterface Port-Channel10\n!\n"
         "interface Ethernet31/1\n   channel-group 10 mode active\n!\nip routing\n"
     )
-    assert remediation_lib.remediation("arista_eos", running, intended) == [
+    assert lib.remediation("arista_eos", running, intended) == [
         "interface Port-Channel10",
         "interface Ethernet31/1",
         "channel-group 10 mode active",
@@ -102,155 +269,163 @@ def test_eos_adds_the_papers_port_channel_members():
     ]
 
 
-class FakeSession:
-    """A scripted netmiko session: a running config that config commands change."""
-
-    def __init__(self, running, platform="dell_os10", reject=None, drop_after=None):
-        self.running = running
-        self.platform = platform
-        self.reject = reject
-        self.drop_after = drop_after
-        self.sent: list[str] = []
-        self.exec_commands: list[str] = []
-        self.saved = False
-
-    def send_command(self, command, **kwargs):
-        self.exec_commands.append(command)
-        if command.startswith("show running"):
-            return self.running
-        if command == "show session-config diffs":
-            return "--- system:/running-config\n+++ session:/x-session-config\n"
-        return ""
-
-    def config_mode(self, config_command=None):
-        self.exec_commands.append(config_command or "configure terminal")
-
-    def exit_config_mode(self):
-        pass
-
-    def send_config_set(self, commands, **kwargs):
-        for command in commands:
-            if self.drop_after is not None and len(self.sent) >= self.drop_after:
-                raise OSError("Socket is closed")
-            if self.reject and command == self.reject:
-                raise module.ConfigInvalidException("% Error: Unrecognized command.")
-            self.sent.append(command)
-        # the fake applies the whole intended config once every command went through
-        if self.sent and self.sent[-1] == self.final_command:
-            self.running = self.after
-        return ""
-
-    def save_config(self):
-        self.saved = True
-        return "Copy completed successfully."
-
-    def disconnect(self):
-        pass
+# ---- the module against the OS10 device model ------------------------------------------
 
 
-def _run(monkeypatch, session, tmp_path, check_mode=False, **extra):
-    args = {
-        "platform": session.platform,
-        "host": "127.0.0.1",
-        "port": 22311,
-        "username": "admin",
-        "password": "s3cret-pw",
-        "intended": OS10_INTENDED,
-        "owned_patterns": OWNED,
-        "backup_dir": str(tmp_path / "backups"),
-        "backup_name": "lab-s5232",
-        "_ansible_check_mode": check_mode,
-        "_ansible_diff": True,
-        **extra,
-    }
-    monkeypatch.setattr(module, "ConnectHandler", lambda **kw: session)
-    with patch_module_args(args), pytest.raises(SystemExit):
-        module.main()
-
-
-@pytest.fixture
-def session():
-    fake = FakeSession(OS10_RUNNING)
-    fake.final_command = "exit"
-    fake.after = OS10_INTENDED
-    return fake
-
-
-def _result(capsys):
-    return json.loads(capsys.readouterr().out)
-
-
-def test_check_mode_returns_the_remediation_and_sends_nothing(
-    monkeypatch, tmp_path, capsys, session
+def test_factory_s5232_gets_the_papers_breakouts_in_one_committed_transaction(
+    monkeypatch, capsys, s5232
 ):
-    _run(monkeypatch, session, tmp_path, check_mode=True)
-    result = _result(capsys)
-    assert result["changed"] is True
-    assert result["commands"][0] == "no interface breakout 1/1/24"
-    assert session.sent == [] and not session.saved
-    assert not (tmp_path / "backups").exists()
-    assert "interface breakout 1/1/24 map 40g-1x" in result["diff"]["before"]
-
-
-def test_change_is_backed_up_pushed_in_a_transaction_verified_and_saved(
-    monkeypatch, tmp_path, capsys, session
-):
-    _run(monkeypatch, session, tmp_path)
-    result = _result(capsys)
+    factory_running = s5232.running()
+    intended = render("dell_os10", switches_os10_breakouts=PAPER_BREAKOUTS)
+    result = run_module(monkeypatch, capsys, s5232, intended, owned_patterns(PAPER_BREAKOUTS))
     assert result["changed"] is True and result["saved"] is True
-    assert session.exec_commands[1] == "start transaction"
-    assert "commit" in session.exec_commands
-    backup = Path(result["backup_path"])
-    assert backup.read_text() == OS10_RUNNING
+    log = s5232.connections[0].log
+    assert log[1] == "start transaction" and "commit" in log
+    config = s5232.running()
+    assert all(f"interface breakout 1/1/{n} map 40g-1x" in config for n in range(21, 33))
+    assert "interface ethernet1/1/21:1\n no shutdown\n switchport access vlan 1" in config
+    assert remaining(s5232, intended, owned_patterns(PAPER_BREAKOUTS)) == []
+    assert s5232.state.startup == s5232.state.running  # saved after the verified change
+    assert Path(result["backup_path"]).read_text() == factory_running
     assert "s3cret-pw" not in json.dumps(result)
 
 
-def test_second_run_sends_nothing(monkeypatch, tmp_path, capsys):
-    fake = FakeSession(OS10_INTENDED)
-    _run(monkeypatch, fake, tmp_path)
-    result = _result(capsys)
+def test_second_run_sends_nothing(monkeypatch, capsys, s5232_paper):
+    intended = render("dell_os10", switches_os10_breakouts=PAPER_BREAKOUTS)
+    result = run_module(monkeypatch, capsys, s5232_paper, intended, owned_patterns(PAPER_BREAKOUTS))
     assert result["changed"] is False and result["commands"] == []
-    assert fake.sent == []
+    assert s5232_paper.connections[-1].config_sent == []
 
 
-def test_rejected_command_fails_naming_it_and_discards(monkeypatch, tmp_path, capsys, session):
-    session.reject = "interface breakout 1/1/24 map 10g-4x"
-    _run(monkeypatch, session, tmp_path)
-    result = _result(capsys)
-    assert result["failed"] is True
-    assert "rejected 'interface breakout 1/1/24 map 10g-4x'" in result["msg"]
-    assert "discard" in session.exec_commands
-    assert result["commands_sent"] == []  # discarded: nothing took effect
-    assert Path(result["backup_path"]).exists()
-    assert not session.saved
-
-
-def test_dropped_session_reports_what_was_sent_and_the_backup(
-    monkeypatch, tmp_path, capsys, session
-):
-    session.drop_after = 3
-    _run(monkeypatch, session, tmp_path, transaction="never")
-    result = _result(capsys)
-    assert result["failed"] is True
-    assert "the session failed at 'no shutdown': Socket is closed" in result["msg"]
-    assert result["commands_sent"] == [
+def test_breakout_change_unsplits_then_remaps_on_the_device(monkeypatch, capsys, s5232_paper):
+    intended = render("dell_os10", switches_os10_breakouts=SPLIT_24)
+    result = run_module(monkeypatch, capsys, s5232_paper, intended, owned_patterns(SPLIT_24))
+    assert result["changed"] is True, result
+    assert result["commands"][:2] == [
         "no interface breakout 1/1/24",
         "interface breakout 1/1/24 map 10g-4x",
-        "interface ethernet1/1/24:2",
     ]
-    assert Path(result["backup_path"]).read_text() == OS10_RUNNING
+    config = s5232_paper.running()
+    assert all(f"interface ethernet1/1/24:{n}\n no shutdown" in config for n in range(1, 5))
+    assert remaining(s5232_paper, intended, owned_patterns(SPLIT_24)) == []
 
 
-def test_eos_change_goes_through_a_committed_session(monkeypatch, tmp_path, capsys):
-    running = "! Command: show running-config\n!\nspanning-tree mode mstp\n!\nend\n"
-    intended = "spanning-tree mode mstp\n!\nip routing\n"
-    fake = FakeSession(running, platform="arista_eos")
-    fake.final_command = "ip routing"
-    fake.after = intended
-    _run(monkeypatch, fake, tmp_path, intended=intended, owned_patterns=[])
-    result = _result(capsys)
+def test_dropped_breakout_is_removed_on_the_device(monkeypatch, capsys, s5232_paper):
+    kept = [{"ports": "1/1/21-23", "mode": "40g-1x"}, {"ports": "1/1/25-32", "mode": "40g-1x"}]
+    intended = render("dell_os10", switches_os10_breakouts=kept)
+    # 1/1/24 stays owned (switches_os10_owned_ports), so its breakout is removed
+    result = run_module(monkeypatch, capsys, s5232_paper, intended, owned_patterns(PAPER_BREAKOUTS))
+    assert result["commands"] == ["no interface breakout 1/1/24"]
+    config = s5232_paper.running()
+    assert "interface breakout 1/1/24 " not in config
+    assert "interface ethernet1/1/24\n" in config
+    assert remaining(s5232_paper, intended, owned_patterns(PAPER_BREAKOUTS)) == []
+
+
+def test_check_mode_returns_the_remediation_and_touches_nothing(monkeypatch, capsys, s5232_paper):
+    before = s5232_paper.state.running
+    intended = render("dell_os10", switches_os10_breakouts=SPLIT_24)
+    result = run_module(
+        monkeypatch, capsys, s5232_paper, intended, owned_patterns(SPLIT_24), check_mode=True
+    )
     assert result["changed"] is True
-    assert fake.exec_commands[1].startswith("configure session dlcluster-")
-    diffs = fake.exec_commands.index("show session-config diffs")
-    assert fake.exec_commands[diffs + 1] == "commit"
+    assert result["commands"][0] == "no interface breakout 1/1/24"
+    assert "interface breakout 1/1/24 map 40g-1x" in result["diff"]["before"]
+    assert "interface breakout 1/1/24 map 10g-4x" in result["diff"]["after"]
+    assert s5232_paper.connections[-1].config_sent == []
+    assert s5232_paper.state.running == before
+
+
+def test_a_command_the_device_refuses_fails_and_the_transaction_is_discarded(
+    monkeypatch, capsys, s5232_paper
+):
+    before = s5232_paper.running()
+    # OS10 refuses an MTU above 9216 (the device model's `% Error: Invalid MTU value`)
+    intended = render("dell_os10", switches_os10_breakouts=PAPER_BREAKOUTS, switches_port_mtu=9300)
+    result = run_module(monkeypatch, capsys, s5232_paper, intended, owned_patterns(PAPER_BREAKOUTS))
+    assert result["failed"] is True
+    assert "rejected 'mtu 9300'" in result["msg"]
+    assert "the transaction was discarded, nothing was committed" in result["msg"]
+    assert result["commands_sent"] == []
+    assert "discard" in s5232_paper.connections[-1].log
+    assert s5232_paper.running() == before
+    assert Path(result["backup_path"]).exists()
+
+
+def test_jumbo_mtu_in_range_is_accepted_and_converges(monkeypatch, capsys, s5232_paper):
+    intended = render("dell_os10", switches_os10_breakouts=PAPER_BREAKOUTS, switches_port_mtu=9216)
+    result = run_module(monkeypatch, capsys, s5232_paper, intended, owned_patterns(PAPER_BREAKOUTS))
+    assert result["changed"] is True, result
+    assert "interface ethernet1/1/21:1\n no shutdown\n mtu 9216" in s5232_paper.running()
+    assert remaining(s5232_paper, intended, owned_patterns(PAPER_BREAKOUTS)) == []
+
+
+def test_dropped_session_reports_what_was_applied_and_the_next_run_converges(
+    monkeypatch, capsys, s5232_paper
+):
+    before = s5232_paper.running()
+    intended = render("dell_os10", switches_os10_breakouts=SPLIT_24)
+    s5232_paper.drop_after = 1
+    result = run_module(
+        monkeypatch, capsys, s5232_paper, intended, owned_patterns(SPLIT_24), transaction="never"
+    )
+    assert result["failed"] is True
+    assert result["commands_sent"] == ["no interface breakout 1/1/24"]
+    assert (
+        "the session failed at 'interface breakout 1/1/24 map 10g-4x': Socket is closed"
+        in result["msg"]
+    )
+    assert Path(result["backup_path"]).read_text() == before
+    # without a transaction the applied line took effect: the device is half-way
+    assert "interface breakout 1/1/24 " not in s5232_paper.running()
+    s5232_paper.drop_after = None
+    result = run_module(monkeypatch, capsys, s5232_paper, intended, owned_patterns(SPLIT_24))
+    assert result["changed"] is True, result
+    assert remaining(s5232_paper, intended, owned_patterns(SPLIT_24)) == []
+
+
+# ---- the module against the EOS device model ---------------------------------------------
+
+
+def _lab_eos_intended(**overrides: Any) -> str:
+    return render("arista_eos", **{**LAB_EOS, **overrides})
+
+
+def test_factory_7060_gets_the_lab_settings_through_a_committed_session(monkeypatch, capsys, s7060):
+    intended = _lab_eos_intended()
+    result = run_module(monkeypatch, capsys, s7060, intended)
+    assert result["changed"] is True and result["saved"] is True, result
+    log = s7060.connections[0].log
+    opened = next(c for c in log if c.startswith("configure"))
+    assert opened.startswith("configure session dlcluster-")
+    assert log[log.index("show session-config diffs") + 1] == "commit"
     assert result["session_diff"].startswith("--- system:/running-config")
+    config = s7060.running()
+    member = "interface Ethernet31/1\n   speed forced 100gfull\n   channel-group 10 mode active"
+    assert member in config
+    assert "ip route 0.0.0.0/0 10.201.0.1" in config
+    assert remaining(s7060, intended) == []
+    assert s7060.state.startup == s7060.state.running
+    again = run_module(monkeypatch, capsys, s7060, intended)
+    assert again["changed"] is False and again["commands"] == []
+
+
+def test_eos_command_the_device_refuses_aborts_the_session(monkeypatch, capsys, s7060):
+    before = s7060.running()
+    # the 7060's simulator knows no `spanning-tree mode fast`: `% Invalid input`
+    intended = _lab_eos_intended(switches_eos_spanning_tree_mode="fast")
+    result = run_module(monkeypatch, capsys, s7060, intended)
+    assert result["failed"] is True
+    assert "rejected 'spanning-tree mode fast'" in result["msg"]
+    assert "was aborted" in result["msg"]
+    assert s7060.running() == before
+
+
+def test_eos_plain_speed_syntax_and_port_mtu_converge(monkeypatch, capsys, s7060):
+    intended = _lab_eos_intended(switches_eos_speed_syntax="plain", switches_port_mtu=9214)
+    result = run_module(monkeypatch, capsys, s7060, intended)
+    assert result["changed"] is True, result
+    assert "interface Ethernet1/1\n   description lab-compute-1\n   mtu 9214\n   speed 100g" in (
+        s7060.running()
+    )
+    assert remaining(s7060, intended) == []

@@ -48,7 +48,7 @@ def rendered(tmp_path_factory):
                 "--tags",
                 "render",
                 "-e",
-                f"switch_render_dir={out}",
+                f"switches_render_dir={out}",
             ],
             cwd=ROOT,
             env=env,
