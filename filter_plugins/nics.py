@@ -1,4 +1,4 @@
-"""Data-NIC planning for the nics role: defaults, and what would cut Ansible off.
+"""Data-NIC planning for the nics role: defaults, validation and the netplan document.
 
 Pure functions over the inventory and the host's facts, unit-tested without a host.
 """
@@ -80,52 +80,29 @@ def nics_inventory_problems(
 
 
 def nics_runtime(interfaces: Sequence[Mapping[str, Any]]) -> list[dict]:
-    """The fields the running kernel takes (nic_runtime's options), nothing else."""
+    """The fields nic_runtime takes (kernel state and reachability checks), nothing else."""
     return [
-        {k: nic[k] for k in ("name", "address", "mtu", "gateway") if k in nic} for nic in interfaces
+        {k: nic[k] for k in ("name", "address", "mtu", "gateway", "check") if k in nic}
+        for nic in interfaces
     ]
 
 
-def nics_management_interface(facts: Mapping[str, Any], connection: str = "ssh") -> str:
-    """The interface Ansible arrives on, or "" for a local connection.
+def nics_netplan(interfaces: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The netplan document of the data interfaces (as `nics_with_defaults` returns them).
 
-    The SSH server address in SSH_CONNECTION names it exactly; without it (sudo can drop
-    the variable) the interface of the default route is the best guess.
+    A gateway becomes a default route on its own port only (the DGX-1 paper sets it on one
+    of four), DNS servers become that port's nameservers; everything else is address and
+    MTU. netplan's own default renderer is kept (networkd on Ubuntu server and Debian).
     """
-    if connection in ("local", "community.docker.docker"):
-        return ""
-    ssh = str(facts.get("env", {}).get("SSH_CONNECTION", "")).split()
-    if len(ssh) == 4:
-        server = ssh[2]
-        for name in facts.get("interfaces", []):
-            info = facts.get(name.replace("-", "_"), {})
-            addresses = [info.get("ipv4", {}).get("address")]
-            addresses += [a.get("address") for a in info.get("ipv4_secondaries", [])]
-            if server in addresses:
-                return name
-    return str(facts.get("default_ipv4", {}).get("interface", ""))
-
-
-def nics_management_problems(
-    interfaces: Sequence[Mapping[str, Any]], management: str, default_ipv4: Mapping[str, Any]
-) -> list[str]:
-    """Why applying `interfaces` could cut the management connection (empty: it cannot)."""
-    problems = []
+    ethernets: dict[str, dict[str, Any]] = {}
     for nic in interfaces:
-        if management and nic["name"] == management:
-            problems.append(f"{nic['name']} carries the management connection")
-        gateway = nic.get("gateway")
-        if (
-            gateway
-            and management
-            and default_ipv4.get("interface") == management
-            and default_ipv4.get("gateway") != gateway
-        ):
-            problems.append(
-                f"{nic['name']}: gateway {gateway} would replace the default route via "
-                f"{default_ipv4.get('gateway')} on the management interface {management}"
-            )
-    return problems
+        entry: dict[str, Any] = {"addresses": [nic["address"]], "mtu": int(nic["mtu"])}
+        if nic.get("gateway"):
+            entry["routes"] = [{"to": "default", "via": nic["gateway"]}]
+        if nic.get("dns"):
+            entry["nameservers"] = {"addresses": list(nic["dns"])}
+        ethernets[nic["name"]] = entry
+    return {"network": {"version": 2, "ethernets": ethernets}}
 
 
 class FilterModule:
@@ -136,6 +113,5 @@ class FilterModule:
             "nics_with_defaults": nics_with_defaults,
             "nics_runtime": nics_runtime,
             "nics_inventory_problems": nics_inventory_problems,
-            "nics_management_interface": nics_management_interface,
-            "nics_management_problems": nics_management_problems,
+            "nics_netplan": nics_netplan,
         }

@@ -13,9 +13,14 @@ description:
   - The persistent configuration (netplan, ifupdown, NetworkManager) is written by the
     C(nics) role; this module makes the running kernel match it without restarting the
     network service, which would also bounce the management interface.
-  - Before a change it saves the interfaces' previous state to O(state_file); with
-    O(rollback=true) it restores that state (used when the reachability check after an
-    apply fails).
+  - Before anything is touched it refuses a change to the interface the controller's
+    connection arrives on (found from C(SSH_CONNECTION), read from the module's own
+    process or its ancestors, else the default route) unless O(allow_management_changes).
+  - Before a change it saves the interfaces' previous state to O(state_file). After the
+    change every O(interfaces[].check) address must answer through its interface and the
+    management interface must keep its addresses and default route; otherwise the
+    previous state is restored and the module fails. O(rollback=true) restores the saved
+    state on its own (used when a later step fails).
 version_added: "1.0.0"
 options:
   interfaces:
@@ -38,14 +43,60 @@ options:
       gateway:
         description: Default gateway reached through this interface.
         type: str
+      check:
+        description: Addresses that must answer C(ping) through the interface after a change.
+        type: list
+        elements: str
+        default: []
+  apply:
+    description:
+      - Change the running kernel. With V(false) the module only refuses management
+        changes, detects the renderer and reports what it would change.
+    type: bool
+    default: true
+  check_timeout:
+    description: Seconds each reachability check may take before the change is rolled back.
+    type: int
+    default: 5
+  allow_management_changes:
+    description:
+      - Allow changes to the interface the controller's connection arrives on, or to the
+        default route behind it. Otherwise the module fails before touching anything.
+    type: bool
+    default: false
+  connection:
+    description:
+      - The Ansible connection plugin in use; C(local) and container connections have no
+        management interface to protect.
+    type: str
+    default: ssh
+  renderer:
+    description:
+      - Which tool keeps the configuration across reboots. V(auto) chooses from
+        C(/etc/os-release) (netplan on Ubuntu, NetworkManager on the RHEL family,
+        ifupdown otherwise); the choice is returned as RV(renderer).
+    type: str
+    choices: [auto, ifupdown, netplan, networkmanager]
+    default: auto
+  ifupdown_dir:
+    description:
+      - With the ifupdown renderer, the directory of the role's C(60-dlcluster-<name>)
+        stanzas. After a successful change the module records the interfaces as up in
+        ifupdown's state (C(/run/network/ifstate)), removes the stanzas of interfaces
+        no longer listed, and makes C(/etc/network/interfaces) read the directory.
+    type: path
+  roce:
+    description: Return the RDMA ports, their link layer and network interfaces as RV(roce).
+    type: bool
+    default: false
   purge_addresses:
     description: Remove other global IPv4 addresses from the managed interfaces.
     type: bool
     default: true
   state_file:
-    description: Where the previous state is kept for O(rollback).
+    description: Where the previous state is kept for O(rollback) (the role: the state directory).
     type: path
-    default: /var/lib/dlcluster/nics.rollback.json
+    required: true
   rollback:
     description: Restore the state saved by the last change instead of applying.
     type: bool
@@ -62,6 +113,25 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+renderer:
+  description: The renderer chosen (O(renderer), or the one O(renderer=auto) found).
+  returned: always
+  type: str
+  sample: netplan
+os_family:
+  description: C(Debian) or C(RedHat), from C(/etc/os-release).
+  returned: always
+  type: str
+management_interface:
+  description: The interface the controller's connection arrives on ("" when none).
+  returned: always
+  type: str
+roce:
+  description: RDMA ports, with O(roce=true).
+  returned: when O(roce=true)
+  type: list
+  elements: dict
+  sample: [{"device": "mlx5_0", "port": "1", "link_layer": "Ethernet", "netdevs": ["enp5s0"]}]
 changes:
   description: The iproute2 commands run (or that would run in check mode).
   returned: always
@@ -70,6 +140,7 @@ changes:
   sample: ["ip link set dev enp31s0f0 mtu 9000", "ip addr add 172.16.1.1/24 dev enp31s0f0"]
 """
 
+import glob
 import ipaddress
 import json
 import os
@@ -84,31 +155,39 @@ def _ip_json(module, *args):
     return json.loads(out or "[]")
 
 
+def link_state(links, routes, name):
+    """MTU, global IPv4 addresses, default gateway and up flag of one `ip -j addr` link."""
+    link = links[name]
+    addresses = [
+        f"{a['local']}/{a['prefixlen']}"
+        for a in link.get("addr_info", [])
+        if a.get("family") == "inet" and a.get("scope") == "global"
+    ]
+    gateways = [r["gateway"] for r in routes if r.get("dev") == name and "gateway" in r]
+    return {
+        "mtu": link.get("mtu"),
+        "addresses": addresses,
+        "gateway": gateways[0] if gateways else None,
+        "up": "UP" in link.get("flags", []),
+    }
+
+
+def read_links(module):
+    """Every link by name, and the IPv4 default routes."""
+    links = {link["ifname"]: link for link in _ip_json(module, "addr", "show")}
+    return links, _ip_json(module, "-4", "route", "show", "default")
+
+
 def read_state(module, names):
     """Current MTU, global IPv4 addresses and default gateway of each interface."""
-    links = {link["ifname"]: link for link in _ip_json(module, "addr", "show")}
-    routes = _ip_json(module, "-4", "route", "show", "default")
-    state = {}
+    links, routes = read_links(module)
     for name in names:
         if name not in links:
             module.fail_json(
                 msg=f"nics_interfaces names {name}, which this host does not have "
                 f"(it has: {', '.join(sorted(links))})"
             )
-        link = links[name]
-        addresses = [
-            f"{a['local']}/{a['prefixlen']}"
-            for a in link.get("addr_info", [])
-            if a.get("family") == "inet" and a.get("scope") == "global"
-        ]
-        gateways = [r["gateway"] for r in routes if r.get("dev") == name and "gateway" in r]
-        state[name] = {
-            "mtu": link.get("mtu"),
-            "addresses": addresses,
-            "gateway": gateways[0] if gateways else None,
-            "up": "UP" in link.get("flags", []),
-        }
-    return state
+    return {name: link_state(links, routes, name) for name in names}
 
 
 def plan(current, wanted, purge):
@@ -158,6 +237,162 @@ def restore_commands(saved, current):
     return commands
 
 
+def ssh_server_address(environs):
+    """The server address of the first SSH_CONNECTION found, or "".
+
+    `environs` are environments from this process outwards: sudo drops SSH_CONNECTION,
+    but the shell that sshd started (an ancestor) still has it.
+    """
+    for environ in environs:
+        fields = str(environ.get("SSH_CONNECTION", "")).split()
+        if len(fields) == 4:
+            return fields[2]
+    return ""
+
+
+def _ancestor_environs():
+    """This process's environment, then each ancestor's (as far as /proc lets us read)."""
+    yield dict(os.environ)
+    pid = os.getppid()
+    while pid > 1:
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as handle:
+                raw = handle.read()
+            with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
+                stat = handle.read()
+        except OSError:
+            return
+        pairs = (item.split(b"=", 1) for item in raw.split(b"\0") if b"=" in item)
+        yield {k.decode(errors="replace"): v.decode(errors="replace") for k, v in pairs}
+        pid = int(stat.rsplit(")", 1)[1].split()[1])
+
+
+def management_interface(links, routes, server_address):
+    """The interface holding the SSH server address, else the default route's, else ""."""
+    if server_address:
+        for name, link in links.items():
+            for info in link.get("addr_info", []):
+                if info.get("local") == server_address:
+                    return name
+    for route in routes:
+        if route.get("dev"):
+            return route["dev"]
+    return ""
+
+
+def management_problems(interfaces, management, routes):
+    """Why applying `interfaces` could cut the management connection (empty: it cannot)."""
+    if not management:
+        return []
+    default = next((r for r in routes if r.get("dev")), {})
+    problems = []
+    for nic in interfaces:
+        if nic["name"] == management:
+            problems.append(f"{nic['name']} carries the management connection")
+        gateway = nic.get("gateway")
+        if gateway and default.get("dev") == management and default.get("gateway") != gateway:
+            problems.append(
+                f"{nic['name']}: gateway {gateway} would replace the default route via "
+                f"{default.get('gateway')} on the management interface {management}"
+            )
+    return problems
+
+
+def os_release(text):
+    """The OS family and the renderer `auto` means, from /etc/os-release."""
+    fields = dict(
+        line.split("=", 1) for line in text.splitlines() if "=" in line and not line.startswith("#")
+    )
+    ids = " ".join(fields.get(k, "").strip("\"'") for k in ("ID", "ID_LIKE")).lower().split()
+    if "ubuntu" in ids:
+        return "Debian", "netplan"
+    if {"rhel", "fedora", "centos"} & set(ids):
+        return "RedHat", "networkmanager"
+    return "Debian", "ifupdown"
+
+
+def roce_ports(sysfs="/sys/class/infiniband"):
+    """RDMA ports with their link layer (Ethernet: RoCE) and the network interfaces behind."""
+    ports = []
+    for device in sorted(glob.glob(os.path.join(sysfs, "*"))):
+        net = os.path.join(device, "device", "net")
+        netdevs = sorted(os.listdir(net)) if os.path.isdir(net) else []
+        for port in sorted(glob.glob(os.path.join(device, "ports", "*"))):
+            with open(os.path.join(port, "link_layer"), encoding="utf-8") as handle:
+                layer = handle.read().strip()
+            ports.append(
+                {
+                    "device": os.path.basename(device),
+                    "port": os.path.basename(port),
+                    "link_layer": layer,
+                    "netdevs": netdevs,
+                }
+            )
+    return ports
+
+
+def ifupdown_plan(names, directory, interfaces_text, ifstate, stanzas):
+    """What ifupdown needs besides the stanzas, as (description, action) pairs.
+
+    The running interfaces were configured here, not by ifup, so ifupdown would think
+    them down and its next `ifup -a` would fail on the existing address: they are
+    recorded as up exactly as ifup records them. Stanzas of interfaces that left the
+    inventory go, and /etc/network/interfaces must read the directory.
+    """
+    actions = []
+    sources = {f"source {directory}/*", f"source-directory {directory}"}
+    if not sources & {line.strip() for line in interfaces_text.splitlines()}:
+        actions.append((f"add 'source {directory}/*' to /etc/network/interfaces", "source"))
+    for name in names:
+        if f"{name}={name}" not in ifstate.splitlines():
+            actions.append((f"record {name} as up in /run/network/ifstate", ("ifstate", name)))
+    wanted = {f"60-dlcluster-{name}" for name in names}
+    for stanza in sorted(stanzas):
+        if os.path.basename(stanza) not in wanted:
+            actions.append((f"remove {stanza}", ("remove", stanza)))
+    return actions
+
+
+def _read(path):
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return ""
+
+
+def _append(path, line):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    text = _read(path)
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(("" if not text or text.endswith("\n") else "\n") + line + "\n")
+    os.chmod(path, 0o644)
+
+
+def run_ifupdown(actions, directory):
+    for _, action in actions:
+        if action == "source":
+            _append("/etc/network/interfaces", f"source {directory}/*")
+        elif action[0] == "ifstate":
+            name = action[1]
+            _append("/run/network/ifstate", f"{name}={name}")
+            with open(f"/run/network/ifstate.{name}", "w", encoding="utf-8") as handle:
+                handle.write(f"{name}\n")
+        else:
+            os.remove(action[1])
+
+
+def unreachable(module, interfaces, timeout):
+    """The first `check` address that does not answer through its interface, or None."""
+    for nic in interfaces:
+        for address in nic.get("check") or []:
+            argv = ["ping", "-c", "2", "-W", str(timeout), "-I", nic["name"], address]
+            rc, out, err = module.run_command(argv, check_rc=False)
+            if rc != 0:
+                return f"{nic['name']} cannot reach {address} ({(out + err).strip()[-200:]})"
+    return None
+
+
 def validate(module, interfaces):
     for nic in interfaces:
         try:
@@ -173,6 +408,23 @@ def validate(module, interfaces):
             module.fail_json(msg=f"{nic['name']}: mtu {nic['mtu']} is outside 576-9216")
 
 
+def _run_all(module, commands):
+    for command in commands:
+        module.run_command(command, check_rc=True)
+
+
+def rollback(module, state_file):
+    """Put the interfaces back as they were saved; the commands run."""
+    if not os.path.exists(state_file):
+        return []
+    with open(state_file, encoding="utf-8") as handle:
+        saved = json.load(handle)
+    commands = restore_commands(saved, read_state(module, list(saved)))
+    if not module.check_mode:
+        _run_all(module, commands)
+    return commands
+
+
 def main():
     module = AnsibleModule(
         argument_spec={
@@ -185,41 +437,100 @@ def main():
                     "address": {"type": "str", "required": True},
                     "mtu": {"type": "int"},
                     "gateway": {"type": "str"},
+                    "check": {"type": "list", "elements": "str", "default": []},
                 },
             },
+            "apply": {"type": "bool", "default": True},
+            "check_timeout": {"type": "int", "default": 5},
+            "allow_management_changes": {"type": "bool", "default": False},
+            "connection": {"type": "str", "default": "ssh"},
+            "renderer": {
+                "type": "str",
+                "default": "auto",
+                "choices": ["auto", "ifupdown", "netplan", "networkmanager"],
+            },
+            "ifupdown_dir": {"type": "path"},
+            "roce": {"type": "bool", "default": False},
             "purge_addresses": {"type": "bool", "default": True},
-            "state_file": {"type": "path", "default": "/var/lib/dlcluster/nics.rollback.json"},
+            "state_file": {"type": "path", "required": True},
             "rollback": {"type": "bool", "default": False},
         },
         supports_check_mode=True,
     )
     params = module.params
     if params["rollback"]:
-        if not os.path.exists(params["state_file"]):
-            module.exit_json(changed=False, changes=[], msg="nothing saved to roll back to")
-        with open(params["state_file"], encoding="utf-8") as handle:
-            saved = json.load(handle)
-        commands = restore_commands(saved, read_state(module, list(saved)))
-    else:
-        validate(module, params["interfaces"])
-        names = [nic["name"] for nic in params["interfaces"]]
-        current = read_state(module, names)
-        commands = plan(current, params["interfaces"], params["purge_addresses"])
-        if commands and not module.check_mode:
-            os.makedirs(os.path.dirname(params["state_file"]), mode=0o700, exist_ok=True)
-            with open(params["state_file"], "w", encoding="utf-8") as handle:
-                json.dump(current, handle, indent=2)
+        commands = rollback(module, params["state_file"])
+        module.exit_json(changed=bool(commands), changes=[" ".join(c) for c in commands])
+
+    os_family, renderer = os_release(_read("/etc/os-release"))
+    if params["renderer"] != "auto":
+        renderer = params["renderer"]
+    result = {"renderer": renderer, "os_family": os_family}
+    if params["roce"]:
+        result["roce"] = roce_ports()
+
+    interfaces = params["interfaces"]
+    validate(module, interfaces)
+    links, routes = read_links(module)
+    local = params["connection"] in ("local", "community.docker.docker", "docker")
+    management = (
+        ""
+        if local
+        else management_interface(links, routes, ssh_server_address(_ancestor_environs()))
+    )
+    result["management_interface"] = management
+    problems = management_problems(interfaces, management, routes)
+    if problems and not params["allow_management_changes"]:
+        module.fail_json(
+            msg=f"nics: {'; '.join(problems)}. Nothing was changed; set "
+            "nics_allow_management_changes=true if this is intended.",
+            **result,
+        )
+
+    current = read_state(module, [nic["name"] for nic in interfaces])
+    commands = plan(current, interfaces, params["purge_addresses"]) if params["apply"] else []
     if commands and not module.check_mode:
-        for command in commands:
-            module.run_command(command, check_rc=True)
-    result = {"changed": bool(commands), "changes": [" ".join(c) for c in commands]}
-    if module._diff and not params["rollback"]:
+        os.makedirs(os.path.dirname(params["state_file"]), mode=0o700, exist_ok=True)
+        with open(params["state_file"], "w", encoding="utf-8") as handle:
+            json.dump(current, handle, indent=2)
+        before = link_state(links, routes, management) if management in links else None
+        _run_all(module, commands)
+        failure = unreachable(module, interfaces, params["check_timeout"])
+        if failure is None and before is not None:
+            after_links, after_routes = read_links(module)
+            if link_state(after_links, after_routes, management) != before:
+                failure = f"the management interface {management} changed"
+        if failure is not None:
+            rollback(module, params["state_file"])
+            module.fail_json(
+                msg=f"nics: the change was rolled back because {failure}; "
+                "the persistent configuration was not changed",
+                changes=[" ".join(c) for c in commands],
+                **result,
+            )
+
+    bookkeeping = []
+    if params["apply"] and renderer == "ifupdown" and params["ifupdown_dir"]:
+        directory = params["ifupdown_dir"].rstrip("/")
+        bookkeeping = ifupdown_plan(
+            [nic["name"] for nic in interfaces],
+            directory,
+            _read("/etc/network/interfaces"),
+            _read("/run/network/ifstate"),
+            glob.glob(os.path.join(directory, "60-dlcluster-*")),
+        )
+        if bookkeeping and not module.check_mode:
+            run_ifupdown(bookkeeping, directory)
+
+    changes = [" ".join(c) for c in commands] + [text for text, _ in bookkeeping]
+    result.update(changed=bool(changes), changes=changes)
+    if module._diff:
         result["diff"] = {
             "before": json.dumps(current, indent=2, sort_keys=True) + "\n",
             "after": json.dumps(
                 {
                     n["name"]: {k: n.get(k) for k in ("address", "mtu", "gateway")}
-                    for n in params["interfaces"]
+                    for n in interfaces
                 },
                 indent=2,
                 sort_keys=True,

@@ -1,10 +1,33 @@
-"""The compute nodes' data NICs (roles/nics): configured for real, never cut off."""
+"""The compute nodes' data NICs (roles/nics): configured for real, never cut off.
+
+Each lab compute node keeps its data NIC with another renderer (`nics_renderer` in
+inventories/lab/hosts.yml); the persistent state is checked in each renderer's own terms.
+"""
 
 from __future__ import annotations
 
 import json
 
-from conftest import docker_host, run_playbook
+import pytest
+import yaml
+from conftest import docker_host, load_lab_groups, run_playbook
+
+NETPLAN_FILE = "/etc/netplan/60-dlcluster.yaml"
+
+
+def _host_with(renderer: str) -> str:
+    """The lab compute node whose data NIC persists through `renderer`."""
+    hosts = [
+        name
+        for name, hvars in load_lab_groups()["compute"].items()
+        if hvars.get("nics_renderer") == renderer
+    ]
+    assert len(hosts) == 1, f"the lab inventory has no single {renderer} node: {hosts}"
+    return hosts[0]
+
+
+def _data_address(name: str) -> str:
+    return load_lab_groups()["compute"][name]["lab_data_address"]
 
 
 def _eth1(host) -> dict:
@@ -19,23 +42,18 @@ def _addresses(link: dict) -> list[str]:
     ]
 
 
-def test_data_nic_has_its_planned_address_at_mtu_9000(compute_name, lab_groups):
-    link = _eth1(docker_host(compute_name))
-    expected = lab_groups["compute"][compute_name]["lab_data_address"]
-    assert link["mtu"] == 9000
-    assert _addresses(link) == [f"{expected}/24"]  # Docker's own address is gone
-
-
-def test_configuration_persists_as_an_ifupdown_stanza(compute_name, lab_groups):
-    stanza = docker_host(compute_name).file("/etc/network/interfaces.d/60-dlcluster-eth1")
-    address = lab_groups["compute"][compute_name]["lab_data_address"]
-    assert stanza.content_string.splitlines()[1:] == [
-        "auto eth1",
-        "iface eth1 inet static",
-        f"    address {address}",
-        "    netmask 255.255.255.0",
-        "    mtu 9000",
+def test_every_renderer_has_a_lab_node():
+    assert sorted(h.get("nics_renderer") for h in load_lab_groups()["compute"].values()) == [
+        "ifupdown",
+        "netplan",
+        "networkmanager",
     ]
+
+
+def test_data_nic_has_its_planned_address_at_mtu_9000(compute_name):
+    link = _eth1(docker_host(compute_name))
+    assert link["mtu"] == 9000
+    assert _addresses(link) == [f"{_data_address(compute_name)}/24"]  # Docker's own is gone
 
 
 def test_hosts_file_names_every_cluster_host_by_data_address(compute_name, lab_groups):
@@ -51,43 +69,108 @@ def test_jumbo_frames_cross_the_data_network(compute_name, lab_groups):
     assert ping.rc == 0, ping.stdout + ping.stderr
 
 
-def test_an_unreachable_change_is_rolled_back():
-    host = docker_host("lab-compute-2")
+def test_ifupdown_persists_the_nic_as_a_stanza():
+    name = _host_with("ifupdown")
+    stanza = docker_host(name).file("/etc/network/interfaces.d/60-dlcluster-eth1")
+    assert stanza.content_string.splitlines()[1:] == [
+        "auto eth1",
+        "iface eth1 inet static",
+        f"    address {_data_address(name)}",
+        "    netmask 255.255.255.0",
+        "    mtu 9000",
+    ]
+    assert docker_host(name).run("ifquery eth1").stdout.splitlines() == [
+        f"address: {_data_address(name)}",
+        "netmask: 255.255.255.0",
+        "mtu: 9000",
+        f"broadcast: {_data_address(name).rsplit('.', 1)[0]}.255",  # ifupdown derives it
+    ]
+
+
+def test_ifupdown_knows_the_interface_is_up_so_networking_restarts_cleanly():
+    host = docker_host(_host_with("ifupdown"))
+    assert host.check_output("ifquery --state eth1") == "eth1=eth1"
+    restart = host.run("systemctl restart networking")
+    assert restart.rc == 0, restart.stderr
+    assert host.check_output("systemctl is-active networking") == "active"
+
+
+def test_netplan_persists_the_nic_and_generates_networkd_configuration():
+    name = _host_with("netplan")
+    host = docker_host(name)
+    document = yaml.safe_load(host.file(NETPLAN_FILE).content_string)
+    assert document["network"]["ethernets"] == {
+        "eth1": {"addresses": [f"{_data_address(name)}/24"], "mtu": 9000}
+    }
+    assert host.file(NETPLAN_FILE).mode == 0o600
+    # netplan's own reading of its configuration, merged from every file
+    merged = yaml.safe_load(host.check_output("netplan get ethernets.eth1"))
+    assert merged == {"addresses": [f"{_data_address(name)}/24"], "mtu": 9000}
+    generate = host.run("netplan generate")
+    assert generate.rc == 0, generate.stderr
+    network = host.file("/run/systemd/network/10-netplan-eth1.network").content_string
+    assert "Name=eth1" in network
+    assert f"Address={_data_address(name)}/24" in network
+    link = host.file("/run/systemd/network/10-netplan-eth1.link").content_string
+    assert "MTUBytes=9000" in link
+    assert not host.file("/etc/network/interfaces.d/60-dlcluster-eth1").exists
+
+
+def test_networkmanager_persists_the_nic_as_an_active_connection():
+    name = _host_with("networkmanager")
+    host = docker_host(name)
+    fields = host.check_output(
+        "nmcli -g connection.interface-name,ipv4.method,ipv4.addresses,802-3-ethernet.mtu,"
+        "connection.autoconnect connection show dlcluster-eth1"
+    ).splitlines()
+    assert fields == ["eth1", "manual", f"{_data_address(name)}/24", "9000", "yes"]
+    assert host.check_output("nmcli -g GENERAL.CONNECTION device show eth1") == "dlcluster-eth1"
+    assert host.check_output("nmcli -g GENERAL.STATE connection show dlcluster-eth1") == (
+        "activated"
+    )
+    # Docker's management NIC stays Docker's: NetworkManager does not take it over
+    assert "unmanaged" in host.check_output("nmcli -g GENERAL.STATE device show eth0")
+    assert not host.file("/etc/network/interfaces.d/60-dlcluster-eth1").exists
+
+
+def _persistent_state(host, renderer: str) -> str:
+    if renderer == "netplan":
+        return host.file(NETPLAN_FILE).content_string
+    if renderer == "networkmanager":
+        return host.check_output(
+            "nmcli -g ipv4.addresses,802-3-ethernet.mtu con show dlcluster-eth1"
+        )
+    return host.file("/etc/network/interfaces.d/60-dlcluster-eth1").content_string
+
+
+@pytest.mark.parametrize("renderer", ["ifupdown", "netplan", "networkmanager"])
+def test_an_unreachable_change_is_rolled_back(renderer):
+    name = _host_with(renderer)
+    host = docker_host(name)
     before = _eth1(host)
-    stanza = host.file("/etc/network/interfaces.d/60-dlcluster-eth1").content_string
+    persistent = _persistent_state(host, renderer)
     change = {
         "nics_interfaces": [
             {"name": "eth1", "address": "10.201.1.52/24", "mtu": 9000, "check": ["10.201.1.250"]}
         ],
         "nics_check_timeout": 1,
     }
-    result = run_playbook(
-        "playbooks/compute.yml", "--limit", "lab-compute-2", "-e", json.dumps(change)
-    )
+    result = run_playbook("playbooks/compute.yml", "--limit", name, "-e", json.dumps(change))
     assert result.returncode != 0
     assert "nics: the change was rolled back" in " ".join(result.stdout.split())
     after = _eth1(host)
     assert _addresses(after) == _addresses(before)
     assert after["mtu"] == before["mtu"]
-    assert host.file("/etc/network/interfaces.d/60-dlcluster-eth1").content_string == stanza
+    assert _persistent_state(host, renderer) == persistent
 
 
 def test_the_management_interface_is_refused_untouched():
-    host = docker_host("lab-compute-2")
+    name = _host_with("ifupdown")
+    host = docker_host(name)
     before = host.check_output("ip -br addr show dev eth0")
     change = {"nics_interfaces": [{"name": "eth0", "address": "10.201.0.99/24"}]}
-    result = run_playbook(
-        "playbooks/compute.yml", "--limit", "lab-compute-2", "-e", json.dumps(change)
-    )
+    result = run_playbook("playbooks/compute.yml", "--limit", name, "-e", json.dumps(change))
     assert result.returncode != 0
     assert "eth0 carries the management connection" in " ".join(result.stdout.split())
     assert host.check_output("ip -br addr show dev eth0") == before
     assert not host.file("/etc/network/interfaces.d/60-dlcluster-eth0").exists
-
-
-def test_ifupdown_knows_the_interface_is_up_so_networking_restarts_cleanly(compute_name):
-    host = docker_host(compute_name)
-    assert host.check_output("ifquery --state eth1") == "eth1=eth1"
-    restart = host.run("systemctl restart networking")
-    assert restart.rc == 0, restart.stderr
-    assert host.check_output("systemctl is-active networking") == "active"

@@ -42,15 +42,16 @@ def test_dgx1_gateway_port_is_checked_through_its_gateway():
     assert wanted["enp5s0"]["mtu"] == 9000
 
 
-def test_runtime_view_carries_only_what_the_kernel_takes():
+def test_runtime_view_carries_only_what_the_kernel_and_the_checks_take():
     runtime = nics.nics_runtime(nics.nics_with_defaults(DGX1_1, 1500))
     assert runtime[2] == {
         "name": "enp132s0",
         "address": "10.55.66.231/24",
         "mtu": 9000,
         "gateway": "10.55.66.1",
+        "check": ["10.55.66.1"],
     }
-    assert set(runtime[0]) == {"name", "address", "mtu"}
+    assert set(runtime[0]) == {"name", "address", "mtu", "check"}
 
 
 @pytest.mark.parametrize(
@@ -76,35 +77,30 @@ def test_an_interface_listed_twice_fails():
         nics.nics_with_defaults([{"name": "e0", "address": "10.0.0.1/24"}] * 2, 9000)
 
 
-FACTS = {
-    "env": {"SSH_CONNECTION": "10.0.0.5 51000 10.0.0.21 22"},
-    "interfaces": ["lo", "eno3", "enp31s0f0"],
-    "eno3": {"ipv4": {"address": "10.0.0.21"}},
-    "enp31s0f0": {"ipv4": {"address": "172.16.1.1"}},
-    "default_ipv4": {"interface": "eno3", "gateway": "10.0.0.1"},
-}
+def test_netplan_document_puts_the_gateway_and_dns_on_their_own_port_only():
+    wanted = nics.nics_with_defaults(
+        [*DGX1_1[:2], {**DGX1_1[2], "dns": ["8.8.8.8"]}, DGX1_1[3]], 1500
+    )
+    plan = nics.nics_netplan(wanted)
+    assert plan["network"]["version"] == 2
+    ethernets = plan["network"]["ethernets"]
+    assert list(ethernets) == ["enp5s0", "enp12s0", "enp132s0", "enp139s0"]
+    assert ethernets["enp132s0"] == {
+        "addresses": ["10.55.66.231/24"],
+        "mtu": 9000,
+        "routes": [{"to": "default", "via": "10.55.66.1"}],
+        "nameservers": {"addresses": ["8.8.8.8"]},
+    }
+    assert ethernets["enp5s0"] == {"addresses": ["10.55.5.231/24"], "mtu": 9000}
 
 
-def test_management_interface_is_the_one_holding_the_ssh_server_address():
-    assert nics.nics_management_interface(FACTS) == "eno3"
-    assert nics.nics_management_interface(FACTS, "local") == ""
-    without_env = {**FACTS, "env": {}}
-    assert nics.nics_management_interface(without_env) == "eno3"
+def test_netplan_document_leaves_the_interfaces_it_was_given_unchanged():
+    wanted = nics.nics_with_defaults([{**DGX1_1[2], "dns": ["8.8.8.8"]}], 1500)
+    before = [dict(nic) for nic in wanted]
+    nics.nics_netplan(wanted)
+    nics.nics_netplan(wanted)
+    assert wanted == before
 
 
-def test_changing_the_management_interface_is_a_problem():
-    wanted = nics.nics_with_defaults([{"name": "eno3", "address": "10.0.0.21/24"}], 1500)
-    problems = nics.nics_management_problems(wanted, "eno3", FACTS["default_ipv4"])
-    assert problems == ["eno3 carries the management connection"]
-
-
-def test_a_data_gateway_replacing_the_management_default_route_is_a_problem():
-    wanted = nics.nics_with_defaults(DGX1_1, 1500)
-    problems = nics.nics_management_problems(wanted, "eno3", FACTS["default_ipv4"])
-    assert len(problems) == 1
-    assert "gateway 10.55.66.1 would replace the default route via 10.0.0.1" in problems[0]
-
-
-def test_data_ports_alone_are_safe():
-    wanted = nics.nics_with_defaults([{"name": "enp31s0f0", "address": "172.16.1.1/24"}], 9000)
-    assert nics.nics_management_problems(wanted, "eno3", FACTS["default_ipv4"]) == []
+def test_no_interfaces_is_an_empty_netplan_document():
+    assert nics.nics_netplan([]) == {"network": {"version": 2, "ethernets": {}}}

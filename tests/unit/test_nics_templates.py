@@ -69,6 +69,7 @@ def _render(template: str, **context) -> str:
         trim_blocks=True,
         keep_trailing_newline=True,
     )
+    env.filters["nics_netplan"] = nics.nics_netplan
     env.filters["to_nice_yaml"] = lambda v, indent=2: yaml.safe_dump(
         v, indent=indent, sort_keys=False
     )
