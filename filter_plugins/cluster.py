@@ -24,8 +24,30 @@ def isilon_frontend_addresses(hosts: Sequence[str], hostvars: Mapping[str, Any])
     return addresses
 
 
+def hosts_lacking_image(
+    hosts: Sequence[str], image_infos: Sequence[Any], image_id: str
+) -> list[str]:
+    """The hosts whose image under the wanted name is not the build `image_id`.
+
+    `image_infos` holds each host's community.docker.docker_image_info result, in the
+    order of `hosts`; a host with no result (it failed, or did not run) lacks the image.
+    An empty `image_id` (nothing built) means no host can be said to lack it.
+    """
+    if not image_id:
+        return []
+    lacking = []
+    for host, info in zip(hosts, image_infos, strict=True):
+        images = (info or {}).get("images") or [] if isinstance(info, Mapping) else []
+        if image_id not in [image.get("Id") for image in images]:
+            lacking.append(str(host))
+    return lacking
+
+
 class FilterModule:
     """Cluster-wide facts from the inventory."""
 
     def filters(self) -> dict[str, Any]:
-        return {"isilon_frontend_addresses": isilon_frontend_addresses}
+        return {
+            "isilon_frontend_addresses": isilon_frontend_addresses,
+            "hosts_lacking_image": hosts_lacking_image,
+        }

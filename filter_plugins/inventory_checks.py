@@ -8,8 +8,9 @@ is touched and the checks are unit-tested without a lab.
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 
@@ -90,22 +91,55 @@ def secret_problems(secrets: dict[str, Any], groups: dict[str, Sequence[str]]) -
     return problems
 
 
-def switch_mtu_problems(
-    host_mtu: Any, switches: Sequence[str], port_mtus: Sequence[Any]
+# Each shared secret and the inventory group whose hosts use it.
+SECRET_GROUPS = {
+    "cluster_onefs_password": "isilon",
+    "cluster_switch_password": "switches",
+    "cluster_registry_password": "compute",
+}
+
+
+def cluster_inventory_problems(
+    groups: Mapping[str, Sequence[str]],
+    hostvars: Mapping[str, Any],
+    required_groups: Sequence[str],
+    mtu: Any,
+    mtu_min: int,
+    mtu_max: int,
+    check_secrets: bool = True,
 ) -> list[str]:
-    """Switch ports whose MTU is below the hosts' data MTU: jumbo frames would be dropped."""
+    """The checks of the cluster-wide settings (the `cluster` role's) across every host.
+
+    Required groups have hosts, servers and Isilon nodes have distinct, valid data
+    addresses, the data MTU is in range, and each shared secret is set as the group that
+    uses it sees it (read from the group's first host: a vault file in the site's
+    group_vars is not visible to localhost). Each role checks its own variables.
+    """
+    hosts = list(groups.get("compute", [])) + list(groups.get("isilon", []))
+    problems = missing_group_problems(dict(groups), required_groups)
+    problems += data_address_problems(
+        hosts, [hostvars[host].get("cluster_data_address") for host in hosts]
+    )
+    problems += mtu_problems(mtu, mtu_min, mtu_max)
+    if check_secrets:
+        secrets = {
+            name: (group, hostvars[groups[group][0]].get(name, "") if groups.get(group) else "")
+            for name, group in SECRET_GROUPS.items()
+        }
+        problems += secret_problems(secrets, dict(groups))
+    return problems
+
+
+def image_tag_problems(hosts: Sequence[str], images: Sequence[Any], name: str) -> list[str]:
+    """Images without a pinned tag: a moving `latest` (or none) changes under the cluster."""
     problems = []
-    try:
-        wanted = int(host_mtu)
-    except (TypeError, ValueError):
-        return []
-    for switch, port_mtu in zip(switches, port_mtus, strict=True):
-        if port_mtu in (None, "", 0, "0"):
-            continue
-        if int(port_mtu) < wanted:
+    for host, image in zip(hosts, images, strict=True):
+        last = str(image).rsplit("/", 1)[-1]
+        tag = last.rsplit(":", 1)[1] if ":" in last else ""
+        if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}", tag) or tag == "latest":
             problems.append(
-                f"{switch}: switch port MTU {port_mtu} is below the hosts' cluster_data_mtu "
-                f"{wanted}; frames that size would be dropped"
+                f"{host}: {name} {image!r} needs a pinned tag, "
+                "e.g. nvcr.io/nvidia/tensorflow:19.03-py3"
             )
     return problems
 
@@ -120,5 +154,6 @@ class FilterModule:
             "missing_group_problems": missing_group_problems,
             "driver_branch_problems": driver_branch_problems,
             "secret_problems": secret_problems,
-            "switch_mtu_problems": switch_mtu_problems,
+            "cluster_inventory_problems": cluster_inventory_problems,
+            "image_tag_problems": image_tag_problems,
         }

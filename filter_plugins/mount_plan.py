@@ -238,6 +238,28 @@ def isilon_mounts_pending(
     return pending
 
 
+# The data mount list records the default mount on this comment line, so that the list
+# is also the record of every mount the role wrote (templates/data_mounts.j2).
+OWNED_DEFAULT_PREFIX = "# default mount: "
+
+
+def isilon_mounts_owned(data_mounts: str | None) -> list[str]:
+    """The mount points a previous run wrote, read from the data mount list it left.
+
+    The list holds the data mounts, one per line, and names the default mount on a
+    `# default mount: <path>` line; other comments and blank lines carry nothing. No
+    list (a host the role never ran on) means the role owns nothing there yet, so
+    removing mounts that left the plan never touches an fstab line it did not write.
+    """
+    owned: list[str] = []
+    for line in (data_mounts or "").splitlines():
+        if line.startswith(OWNED_DEFAULT_PREFIX):
+            owned.insert(0, line[len(OWNED_DEFAULT_PREFIX) :].strip())
+        elif line.strip() and not line.lstrip().startswith("#"):
+            owned.append(line.strip())
+    return owned
+
+
 class FilterModule:
     """Isilon mount planning."""
 
@@ -246,4 +268,5 @@ class FilterModule:
             "isilon_mount_plan": isilon_mount_plan,
             "isilon_mount_options": isilon_mount_options,
             "isilon_mounts_pending": isilon_mounts_pending,
+            "isilon_mounts_owned": isilon_mounts_owned,
         }

@@ -53,8 +53,25 @@ def nvidia_smi_problems(
     return problems
 
 
+def hosts_without_gpus(hosts: Sequence[str], hostvars: Mapping[str, Any]) -> list[str]:
+    """The hosts on which the base role found no NVIDIA GPU (`base_gpu_pci_addresses` empty).
+
+    A host the base role has not scanned is not listed: nothing is known about it.
+    """
+    return [
+        str(host)
+        for host in hosts
+        if isinstance(hostvars[host].get("base_gpu_pci_addresses"), list)
+        and not hostvars[host]["base_gpu_pci_addresses"]
+    ]
+
+
 class FilterModule:
     """NVIDIA driver helpers."""
 
     def filters(self) -> dict[str, Any]:
-        return {"nvidia_repo_url": nvidia_repo_url, "nvidia_smi_problems": nvidia_smi_problems}
+        return {
+            "nvidia_repo_url": nvidia_repo_url,
+            "nvidia_smi_problems": nvidia_smi_problems,
+            "hosts_without_gpus": hosts_without_gpus,
+        }

@@ -53,6 +53,8 @@ def test_data_mount_list_is_ordered_for_the_mpi_launcher(compute_name):
     listed = docker_host(compute_name).file("/etc/dlcluster/data_mounts").content_string
     paths = [line for line in listed.splitlines() if line and not line.startswith("#")]
     assert paths == [f"/mnt/isilon{i}" for i in range(1, 5)]
+    # the list is also the record of the mounts the role owns: the default one is named
+    assert "# default mount: /mnt/isilon" in listed.splitlines()
 
 
 def test_each_assigned_address_serves_the_data_set(compute_name):

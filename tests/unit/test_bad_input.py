@@ -25,6 +25,8 @@ BASE_INVENTORY = {
     "compute": {"gpu-1": {"cluster_data_address": "172.16.1.1"}},
     "isilon": {f"isilon-{n}": {"cluster_data_address": f"172.16.1.1{n}"} for n in range(1, 5)},
 }
+S5232 = {"switches_platform": "dell_os10", "switches_model": "S5232F-ON"}
+S7060 = {"switches_platform": "arista_eos", "switches_model": "7060CX2-32S"}
 SECRETS = {
     "cluster_onefs_password": "x",
     "cluster_switch_password": "x",
@@ -35,10 +37,7 @@ SECRETS = {
 def _inventory(tmp_path: Path, groups: dict, group_vars: dict | None = None) -> Path:
     children = {}
     for group, hosts in groups.items():
-        if group in ("switches_os10", "switches_eos"):
-            children.setdefault("switches", {"children": {}})["children"][group] = {"hosts": hosts}
-        else:
-            children[group] = {"hosts": hosts}
+        children[group] = {"hosts": hosts}
     path = tmp_path / "inv"
     (path / "group_vars" / "all").mkdir(parents=True)
     (path / "hosts.yml").write_text(json.dumps({"all": {"children": children}}))
@@ -63,6 +62,18 @@ def _flat(result: subprocess.CompletedProcess[str]) -> str:
 # ---- preflight: cross-host checks of an inventory ---------------------------------------
 
 PREFLIGHT_CASES = [
+    (
+        "ngc_image_without_tag",
+        {},
+        {"ngc_container_base_image": "nvcr.io/nvidia/tensorflow"},
+        "gpu-1: ngc_container_base_image 'nvcr.io/nvidia/tensorflow' needs a pinned tag",
+    ),
+    (
+        "ngc_image_latest",
+        {},
+        {"ngc_container_base_image": "nvcr.io/nvidia/tensorflow:latest"},
+        "gpu-1: ngc_container_base_image 'nvcr.io/nvidia/tensorflow:latest' needs a pinned tag",
+    ),
     ("mtu_too_big", {}, {"cluster_data_mtu": 10000}, "cluster_data_mtu 10000 is outside 1280-9216"),
     ("mtu_too_small", {}, {"cluster_data_mtu": 576}, "cluster_data_mtu 576 is outside 1280-9216"),
     (
@@ -201,9 +212,32 @@ PREFLIGHT_CASES = [
     ("no_isilon_group", {"isilon": {}}, {}, "inventory group 'isilon' has no hosts"),
     (
         "switch_port_mtu_below_hosts",
-        {"switches_os10": {"s5232-1": {"switch_os10_port_mtu": 1500}}},
+        {"switches": {"s5232-1": {**S5232, "switches_port_mtu": 1500}}},
         {},
-        "s5232-1: switch port MTU 1500 is below the hosts' cluster_data_mtu 9000",
+        "s5232-1: switches_port_mtu 1500 is below cluster_data_mtu 9000; frames that size "
+        "would be dropped (allowed: 9000-9216)",
+    ),
+    (
+        "switch_port_channel_member_unknown",
+        {
+            "switches": {
+                "sw-1": {
+                    **S7060,
+                    "switches_eos_port_channels": [
+                        {"id": 10, "members": ["Ethernet31/1", "Ethernet35/1"]}
+                    ],
+                }
+            }
+        },
+        {},
+        "sw-1: switches_eos_port_channels[0].members: 'Ethernet35/1' is not an interface of "
+        "the 7060CX2-32S",
+    ),
+    (
+        "switch_model_of_another_platform",
+        {"switches": {"sw-1": {"switches_platform": "arista_eos", "switches_model": "S5232F-ON"}}},
+        {},
+        "sw-1: switches_model S5232F-ON runs dell_os10, not switches_platform arista_eos",
     ),
     (
         "missing_vaulted_secret",
@@ -270,43 +304,45 @@ ROLE_CASES = [
     ),
     (
         "breakout_mode_unknown",
-        "switch_os10",
-        {"switch_os10_breakouts": [{"ports": "1/1/21", "mode": "40g-3x"}]},
+        "switches",
+        {**S5232, "switches_os10_breakouts": [{"ports": "1/1/21", "mode": "40g-3x"}]},
         "value of mode must be one of: 100g-1x, 40g-1x, 50g-2x, 25g-4x, 10g-4x, got: 40g-3x",
     ),
     (
         "breakout_on_sfp_port",
-        "switch_os10",
-        {"switch_os10_breakouts": [{"ports": "1/1/33", "mode": "10g-4x"}]},
-        "port 1/1/33 cannot break out (S5232F-ON ports 1-32 are QSFP28; 33-34 are 10G SFP+)",
+        "switches",
+        {**S5232, "switches_os10_breakouts": [{"ports": "1/1/33", "mode": "10g-4x"}]},
+        "gpu-1: switches_os10_breakouts[0]: port 1/1/33 cannot break out on the S5232F-ON "
+        "(ports that can: 1/1/1-32)",
     ),
     (
         "breakout_ranges_overlap",
-        "switch_os10",
+        "switches",
         {
-            "switch_os10_breakouts": [
+            **S5232,
+            "switches_os10_breakouts": [
                 {"ports": "1/1/21-24", "mode": "40g-1x"},
                 {"ports": "1/1/24-26", "mode": "10g-4x"},
-            ]
+            ],
         },
-        "switch_os10_breakouts[1]: port 1/1/24 is also in entry 0",
+        "switches_os10_breakouts[1]: port 1/1/24 is also in entry 0",
     ),
     (
         "breakout_range_backwards",
-        "switch_os10",
-        {"switch_os10_breakouts": [{"ports": "1/1/32-21", "mode": "40g-1x"}]},
+        "switches",
+        {**S5232, "switches_os10_breakouts": [{"ports": "1/1/32-21", "mode": "40g-1x"}]},
         "'1/1/32-21': range runs backwards",
     ),
     (
         "eos_speed_syntax",
-        "switch_eos",
-        {"switch_eos_speed_syntax": "fast"},
-        "value of switch_eos_speed_syntax must be one of: forced, plain, got: fast",
+        "switches",
+        {**S7060, "switches_eos_speed_syntax": "fast"},
+        "value of switches_eos_speed_syntax must be one of: forced, plain, got: fast",
     ),
     (
         "eos_interface_speed",
-        "switch_eos",
-        {"switch_eos_interfaces": [{"name": "Ethernet1/1", "speed": "200g"}]},
+        "switches",
+        {**S7060, "switches_eos_interfaces": [{"name": "Ethernet1/1", "speed": "200g"}]},
         "value of speed must be one of: 100g, 40g, 25g, 10g, got: 200g",
     ),
     (
@@ -314,18 +350,6 @@ ROLE_CASES = [
         "ngc_container",
         {"ngc_container_state": "running"},
         "value of ngc_container_state must be one of: present, absent, got: running",
-    ),
-    (
-        "ngc_image_without_tag",
-        "ngc_container",
-        {"ngc_container_base_image": "nvcr.io/nvidia/tensorflow"},
-        "ngc_container_base_image nvcr.io/nvidia/tensorflow needs a pinned tag",
-    ),
-    (
-        "ngc_image_latest",
-        "ngc_container",
-        {"ngc_container_base_image": "nvcr.io/nvidia/tensorflow:latest"},
-        "ngc_container_base_image nvcr.io/nvidia/tensorflow:latest needs a pinned tag",
     ),
     (
         "tiering_job_choice",

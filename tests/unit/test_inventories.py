@@ -43,11 +43,13 @@ def _inventory(site: str) -> dict:
 @pytest.mark.parametrize("site", SITES)
 def test_inventory_parses_with_the_groups_roles_expect(site):
     inventory = _inventory(site)
-    for group in ("compute", "isilon", "switches", "switches_os10", "switches_eos"):
-        assert group in inventory["all"]["children"] or group in inventory.get("switches", {}).get(
-            "children", []
-        ), f"{site}: group {group} missing"
+    for group in ("compute", "isilon", "switches"):
+        assert group in inventory["all"]["children"], f"{site}: group {group} missing"
     assert inventory["compute"]["hosts"], f"{site}: no compute hosts"
+    # the switches role reads each switch's platform and model from the inventory
+    hostvars = inventory["_meta"]["hostvars"]
+    for switch in inventory.get("switches", {}).get("hosts", []):
+        assert {"switches_platform", "switches_model"} <= set(hostvars[switch]), switch
 
 
 @pytest.mark.parametrize("site", SITES)

@@ -56,3 +56,75 @@ def test_empty_required_group_is_named():
         "inventory group 'isilon' has no hosts",
         "inventory group 'switches' has no hosts",
     ]
+
+
+def _cluster(groups, hostvars, **kwargs):
+    args = {"required_groups": ["compute", "isilon"], "mtu": 9000, "mtu_min": 1280, "mtu_max": 9216}
+    args.update(kwargs)
+    return checks.cluster_inventory_problems(groups, hostvars, **args)
+
+
+_GOOD_HOSTVARS = {
+    "c1": {"cluster_data_address": "10.0.0.1", "cluster_registry_password": "r"},
+    "i1": {"cluster_data_address": "10.0.0.2", "cluster_onefs_password": "o"},
+    "s1": {"cluster_switch_password": "s"},
+}
+_GROUPS = {"compute": ["c1"], "isilon": ["i1"], "switches": ["s1"]}
+
+
+def test_cluster_settings_that_agree_raise_no_problem():
+    assert _cluster(_GROUPS, _GOOD_HOSTVARS) == []
+
+
+def test_cluster_checks_report_every_problem_at_once():
+    hostvars = {
+        "c1": {"cluster_data_address": "10.0.0.1", "cluster_registry_password": ""},
+        "i1": {"cluster_data_address": "10.0.0.1", "cluster_onefs_password": "o"},
+        "s1": {"cluster_switch_password": "s"},
+    }
+    problems = _cluster(_GROUPS, hostvars, mtu=10000)
+    assert "cluster_data_address 10.0.0.1 is used by more than one host: c1, i1" in problems
+    assert "cluster_data_mtu 10000 is outside 1280-9216" in problems
+    assert any(p.startswith("cluster_registry_password is empty") for p in problems)
+    assert len(problems) == 3
+
+
+def test_secret_of_a_group_without_hosts_is_not_required():
+    groups = {"compute": ["c1"], "isilon": ["i1"]}
+    hostvars = {k: v for k, v in _GOOD_HOSTVARS.items() if k != "s1"}
+    assert _cluster(groups, hostvars) == []
+
+
+def test_secrets_are_not_checked_when_asked_not_to():
+    hostvars = {
+        "c1": {"cluster_data_address": "10.0.0.1"},
+        "i1": {"cluster_data_address": "10.0.0.2"},
+        "s1": {},
+    }
+    assert _cluster(_GROUPS, hostvars, check_secrets=False) == []
+    assert len(_cluster(_GROUPS, hostvars)) == 3
+
+
+def test_pinned_image_tags_pass():
+    assert (
+        checks.image_tag_problems(
+            ["a", "b"],
+            ["nvcr.io/nvidia/tensorflow:19.03-py3", "registry:5000/nvidia/mxnet:20.06-py3"],
+            "ngc_container_base_image",
+        )
+        == []
+    )
+
+
+def test_missing_or_moving_image_tags_are_named():
+    problems = checks.image_tag_problems(
+        ["a", "b", "c"],
+        ["nvcr.io/nvidia/tensorflow", "nvcr.io/nvidia/tensorflow:latest", "registry:5000/tf"],
+        "ngc_container_base_image",
+    )
+    assert len(problems) == 3
+    assert problems[0].startswith(
+        "a: ngc_container_base_image 'nvcr.io/nvidia/tensorflow' needs a pinned tag"
+    )
+    # a registry port is not a tag
+    assert problems[2].startswith("c: ngc_container_base_image 'registry:5000/tf'")

@@ -279,3 +279,18 @@ def test_spaces_compare_in_fstab_escapes():
     fstab = "172.16.1.11:/ifs/a\\046b /mnt/isilon\\040data nfs rw 0 0\n"
     assert pending(wanted, fstab) == []
     assert pending(wanted, fstab, "172.16.1.11:/ifs/a&b /mnt/isilon\\040data nfs rw 0 0\n") == []
+
+
+def test_owned_mounts_are_read_back_from_the_data_mount_list():
+    text = (
+        "# managed by dlcluster: isilon_mounts\n"
+        "# Data mounts of this host, in order\n"
+        "# default mount: /mnt/isilon\n"
+        "/mnt/isilon1\n/mnt/isilon2\n\n"
+    )
+    assert mount_plan.isilon_mounts_owned(text) == ["/mnt/isilon", "/mnt/isilon1", "/mnt/isilon2"]
+
+
+def test_no_list_means_nothing_owned_yet():
+    assert mount_plan.isilon_mounts_owned(None) == []
+    assert mount_plan.isilon_mounts_owned("") == []

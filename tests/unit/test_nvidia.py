@@ -78,3 +78,12 @@ def test_persistence_is_not_required_when_switched_off():
 
 def test_no_gpu_listed_is_a_problem():
     assert nvidia.nvidia_smi_problems([], "535") == ["nvidia-smi lists no GPU"]
+
+
+def test_hosts_without_gpus_are_those_scanned_with_none_found():
+    hostvars = {
+        "a": {"base_gpu_pci_addresses": []},
+        "b": {"base_gpu_pci_addresses": ["0000:3b:00.0"]},
+        "c": {},
+    }
+    assert nvidia.hosts_without_gpus(["a", "b", "c"], hostvars) == ["a"]

@@ -129,3 +129,27 @@ def test_exec_replaces_the_launcher_and_passes_the_exit_status(mounts_file):
     )
     assert result.returncode == 3
     assert result.stdout.strip() == "--data_dir=/mnt/isilon3/d"
+
+
+def test_mount_list_comes_from_the_environment_the_role_sets(mounts_file):
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT), "--print", "--", "train"],
+        env={"DLCLUSTER_DATA_MOUNTS": str(mounts_file), "OMPI_COMM_WORLD_RANK": "5"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "--data_dir=/mnt/isilon2" in result.stdout
+
+
+def test_no_mount_list_at_all_is_refused_with_what_to_set():
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT), "--print", "--", "train"],
+        env={"OMPI_COMM_WORLD_RANK": "0"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert "set DLCLUSTER_DATA_MOUNTS" in result.stderr

@@ -6,7 +6,7 @@
 The papers spread their benchmark processes over several NFS mounts, each to a different
 Isilon node, so no single mount (about 2.5 GB/s) or node limits the job. This launcher
 reads the process's rank from the MPI launcher's environment, picks mount number
-rank % N from the host's ordered mount list (/etc/dlcluster/data_mounts, written by the
+rank % N from the host's ordered mount list ($DLCLUSTER_DATA_MOUNTS, written by the
 isilon_mounts role; the mounts themselves are /mnt/isilon1..N) and appends
 `--data_dir=<mount>/<path>` to the command before exec'ing it, so the MPI process is the
 training process itself (signals and exit codes pass straight through).
@@ -21,7 +21,6 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 
-DEFAULT_MOUNTS_FILE = "/etc/dlcluster/data_mounts"
 # World rank first, as launchers export it: Open MPI, MPICH/Intel MPI (PMI), PMIx, Slurm.
 WORLD_RANK_VARS = ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID")
 LOCAL_RANK_VARS = ("OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID")
@@ -87,8 +86,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     )
     parser.add_argument(
         "--mounts-file",
-        default=os.environ.get("DLCLUSTER_DATA_MOUNTS", DEFAULT_MOUNTS_FILE),
-        help="ordered list of data mounts (default: %(default)s)",
+        default=os.environ.get("DLCLUSTER_DATA_MOUNTS", ""),
+        help="ordered list of data mounts (default: $DLCLUSTER_DATA_MOUNTS, which the"
+        " ngc_container role sets in the container)",
     )
     parser.add_argument("--mounts", help="comma-separated mount points, instead of the mounts file")
     parser.add_argument(
@@ -122,6 +122,11 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
             if not mounts:
                 raise LaunchError("--mounts names no mounts")
         else:
+            if not args.mounts_file:
+                raise LaunchError(
+                    "no data mount list: pass --mounts-file or --mounts,"
+                    " or set DLCLUSTER_DATA_MOUNTS"
+                )
             mounts = read_mounts(args.mounts_file)
         if args.rank is not None:
             if args.rank < 0:

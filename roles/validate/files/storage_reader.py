@@ -55,7 +55,7 @@ def main() -> int:
     parser.add_argument("--method", choices=["mount", "libnfs"], default="mount")
     parser.add_argument("--export", default="/ifs")
     parser.add_argument("--path", required=True)
-    parser.add_argument("--mounts-file", default="/etc/dlcluster/data_mounts")
+    parser.add_argument("--mounts-file", required=True, help="the host's ordered data mount list")
     parser.add_argument("--plan", default="{}", help="JSON {mount: address}")
     args = parser.parse_args()
     plan = json.loads(args.plan)
