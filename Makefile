@@ -6,17 +6,17 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export DLCLUSTER_LAB_STATE := $(CURDIR)/lab/.state
 SITE ?= lab
 
-.PHONY: help setup docker lab lab-up lab-down lab-status converge verify test lint unit molecule molecule-nvidia bench clean
+.PHONY: help setup docker lab lab-up lab-down lab-status converge verify test lint unit molecule molecule-nvidia ee bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
 
 setup: $(VENV)/.installed docker  ## Python venv with the pinned tools, and a running Docker engine
 
-$(VENV)/.installed: requirements.txt
+$(VENV)/.installed: requirements.txt requirements-dev.txt
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -r requirements.txt
+	$(VENV)/bin/pip install --quiet -r requirements-dev.txt
 	touch $@
 
 docker:
@@ -55,6 +55,16 @@ molecule: setup  ## lab up, site.yml, idempotence, verify, lab down
 
 molecule-nvidia: setup  ## slow: forced NVIDIA driver install on a lab node (not in `make test`)
 	molecule test --scenario-name nvidia_driver
+
+EE_IMAGE ?= dlcluster-ee:latest
+# CA certificates added on this machine (a TLS-inspecting proxy's): the image trusts them too.
+EE_CA_CERTS ?= $(wildcard /usr/local/share/ca-certificates/*.crt)
+ee: setup  ## execution environment image for AWX (docs/awx.md): lab base image, then ansible-builder
+	ansible-playbook -i inventories/lab lab/base-image.yml
+	rm -rf .cache/ee-ca && mkdir -p .cache/ee-ca
+	$(if $(strip $(EE_CA_CERTS)),cp $(EE_CA_CERTS) .cache/ee-ca/)
+	ansible-builder build --container-runtime docker -f execution-environment.yml \
+		--context .cache/ee-context -t $(EE_IMAGE)
 
 BENCH_NODES ?= 2 8 16
 bench: setup  ## slow: site.yml on the lab at N compute nodes, from scratch and no-op (docs/benchmarks.md)
