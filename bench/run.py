@@ -65,11 +65,18 @@ def compute_host(index: int) -> tuple[str, dict[str, Any]]:
 
 
 def write_inventory(nodes: int) -> Path:
-    """inventories/lab with N compute nodes, in .cache/bench/inventory-N."""
+    """inventories/lab with N compute nodes, in .cache/bench/inventory-N.
+
+    Nodes the lab defines keep their own settings (each lab node runs another NIC
+    renderer); the others take the renderer the role picks for the OS.
+    """
     inventory = yaml.safe_load((ROOT / "inventories" / "lab" / "hosts.yml").read_text())
-    inventory["all"]["children"]["compute"]["hosts"] = dict(
-        compute_host(i) for i in range(1, nodes + 1)
-    )
+    lab_hosts = inventory["all"]["children"]["compute"]["hosts"]
+    hosts = {}
+    for index in range(1, nodes + 1):
+        name, settings = compute_host(index)
+        hosts[name] = {**(lab_hosts.get(name) or {}), **settings}
+    inventory["all"]["children"]["compute"]["hosts"] = hosts
     directory = WORK / f"inventory-{nodes}"
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "hosts.yml").write_text(yaml.safe_dump(inventory, sort_keys=False))

@@ -51,6 +51,9 @@ def test_sixteen_nodes_clash_with_no_other_lab_address_or_port(work):
     # the first two keep the lab's own numbering, so `make lab` and the bench agree
     assert compute["lab-compute-1"]["lab_data_address"] == "10.201.1.11"
     assert compute["lab-compute-16"]["lab_data_address"] == "10.201.1.116"
+    # the lab's nodes keep their NIC renderer; the others take the role's choice
+    assert compute["lab-compute-2"]["nics_renderer"] == "netplan"
+    assert "nics_renderer" not in compute["lab-compute-16"]
     assert (bench.write_inventory(16) / "group_vars").resolve() == (
         ROOT / "inventories" / "lab" / "group_vars"
     )
