@@ -83,6 +83,20 @@ def run_playbook(playbook: str, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def assert_runner_noop(result: Any, output: str) -> None:
+    """An ansible-runner run of site.yml that succeeded and changed nothing on the lab."""
+    assert result.status == "successful", output[-3000:]
+    assert result.rc == 0
+    stats = result.stats
+    assert sum(stats["changed"].values()) == 0, stats["changed"]
+    assert not stats["failures"] and not stats["dark"]
+    assert set(stats["ok"]) >= set(load_lab_groups()["compute"]) | {
+        "lab-isilon-1",
+        "lab-s5232",
+        "lab-7060",
+    }
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Parametrize `compute_name` / `isilon_name` over the lab inventory's hosts."""
     groups = load_lab_groups()
