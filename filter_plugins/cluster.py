@@ -43,6 +43,32 @@ def hosts_lacking_image(
     return lacking
 
 
+def installed_packages(listing: str) -> dict[str, list[dict[str, str]]]:
+    """Installed packages from the package database's own listing, by name.
+
+    `listing` is what the cluster role's package query prints, one package a line:
+    `<dpkg status>|<name>|<version>` from dpkg-query (only status `ii`, installed, counts;
+    `rc` is a removed package whose configuration files remain), or `<name>|<version>`
+    from rpm. The shape is package_facts' (name -> list of {version}), which roles test
+    names against; reading the database directly takes a fraction of a second where
+    package_facts loads the whole apt cache (the largest cost of a no-op run).
+    """
+    packages: dict[str, list[dict[str, str]]] = {}
+    for line in (listing or "").splitlines():
+        fields = line.split("|")
+        if len(fields) == 3:
+            status, name, version = fields
+            if status.strip() != "ii":
+                continue
+        elif len(fields) == 2:
+            name, version = fields
+        else:
+            continue
+        if name:
+            packages.setdefault(name, []).append({"version": version})
+    return packages
+
+
 class FilterModule:
     """Cluster-wide facts from the inventory."""
 
@@ -50,4 +76,5 @@ class FilterModule:
         return {
             "isilon_frontend_addresses": isilon_frontend_addresses,
             "hosts_lacking_image": hosts_lacking_image,
+            "installed_packages": installed_packages,
         }

@@ -47,3 +47,22 @@ def test_frontend_addresses_prefer_the_listed_ones():
         "10.0.1.1",
         "10.0.0.2",
     ]
+
+
+def test_installed_packages_from_dpkg_keep_only_installed_ones():
+    listing = "ii |bash|5.2.15-2+b2\nrc |docker-ce|5:24.0\nii |nfs-common|1:2.6.2-4\n\n"
+    assert cluster.installed_packages(listing) == {
+        "bash": [{"version": "5.2.15-2+b2"}],
+        "nfs-common": [{"version": "1:2.6.2-4"}],
+    }
+
+
+def test_installed_packages_from_rpm_and_several_versions():
+    listing = "kernel|5.14.0-362.el9\nkernel|5.14.0-427.el9\nbash|5.1.8-6.el9\n"
+    packages = cluster.installed_packages(listing)
+    assert [v["version"] for v in packages["kernel"]] == ["5.14.0-362.el9", "5.14.0-427.el9"]
+    assert "bash" in packages
+
+
+def test_no_listing_means_no_packages():
+    assert cluster.installed_packages("") == {}
