@@ -10,9 +10,9 @@ import re
 import subprocess
 import time
 
-from conftest import ROOT, playbook_command, run_playbook
+from conftest import ROOT, load_lab_groups, playbook_command, run_playbook
 
-COMPUTE = ["lab-compute-1", "lab-compute-2"]
+COMPUTE = sorted(load_lab_groups()["compute"])
 IMAGE = "lab-registry:5000/dlcluster/tensorflow:19.03-py3-ssh"
 
 
