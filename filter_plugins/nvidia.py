@@ -54,15 +54,20 @@ def nvidia_smi_problems(
 
 
 def hosts_without_gpus(hosts: Sequence[str], hostvars: Mapping[str, Any]) -> list[str]:
-    """The hosts on which the base role found no NVIDIA GPU (`base_gpu_pci_addresses` empty).
+    """The hosts on which no NVIDIA GPU was found (fact `nvidia_gpu_pci_addresses` empty).
 
-    A host the base role has not scanned is not listed: nothing is known about it.
+    The fact comes from the `nvidia_gpus` module, which the cluster_host role runs on every
+    server; a host it has not scanned is not listed: nothing is known about it.
     """
-    return [
+    found = [
         str(host)
         for host in hosts
-        if isinstance(hostvars[host].get("base_gpu_pci_addresses"), list)
-        and not hostvars[host]["base_gpu_pci_addresses"]
+        if isinstance(
+            (hostvars[host].get("ansible_facts") or {}).get("nvidia_gpu_pci_addresses"), list
+        )
+    ]
+    return [
+        host for host in found if not hostvars[host]["ansible_facts"]["nvidia_gpu_pci_addresses"]
     ]
 
 

@@ -82,8 +82,9 @@ def test_no_gpu_listed_is_a_problem():
 
 def test_hosts_without_gpus_are_those_scanned_with_none_found():
     hostvars = {
-        "a": {"base_gpu_pci_addresses": []},
-        "b": {"base_gpu_pci_addresses": ["0000:3b:00.0"]},
-        "c": {},
+        "a": {"ansible_facts": {"nvidia_gpu_pci_addresses": []}},
+        "b": {"ansible_facts": {"nvidia_gpu_pci_addresses": ["0000:3b:00.0"]}},
+        "c": {"ansible_facts": {}},
+        "d": {},
     }
-    assert nvidia.hosts_without_gpus(["a", "b", "c"], hostvars) == ["a"]
+    assert nvidia.hosts_without_gpus(["a", "b", "c", "d"], hostvars) == ["a"]

@@ -74,26 +74,90 @@ def _code_files(base: Path):
     return [p for p in base.rglob("*") if p.is_file() and p.suffix in CODE_SUFFIXES]
 
 
+_PRIVATE = re.compile(r"(?<![A-Za-z0-9_])_([a-z][a-z0-9]*(?:_[a-z0-9]+)+)")
+
+
+def _private_names(text: str) -> set[tuple[str, str]]:
+    """(owner role, name) of each `_<role>_...` name; the longest role prefix owns it
+    (`_cluster_host_x` is cluster_host's, not cluster's)."""
+    found = set()
+    for match in _PRIVATE.finditer(text):
+        owners = [role for role in ROLES if match.group(1).startswith(role + "_")]
+        if owners:
+            found.add((max(owners, key=len), match.group(0)))
+    return found
+
+
 @pytest.mark.parametrize("role", ROLES)
 def test_no_role_reads_another_roles_private_variables(role):
-    others = [other for other in ROLES if other != role]
-    pattern = re.compile(r"(?<![A-Za-z0-9_])_(" + "|".join(others) + r")_[a-z0-9_]+")
     found = {
-        f"{path.relative_to(ROOT)}: {match.group(0)}"
+        f"{path.relative_to(ROOT)}: {name}"
         for path in _code_files(ROOT / "roles" / role)
-        for match in pattern.finditer(path.read_text())
+        for owner, name in _private_names(path.read_text())
+        if owner != role
     }
     assert not found
 
 
 def test_playbooks_read_no_roles_private_variables():
-    pattern = re.compile(r"(?<![A-Za-z0-9_])_(" + "|".join(ROLES) + r")_[a-z0-9_]+")
     found = {
-        f"{path.relative_to(ROOT)}: {match.group(0)}"
+        f"{path.relative_to(ROOT)}: {name}"
         for path in [*_code_files(ROOT / "playbooks"), ROOT / "site.yml"]
-        for match in pattern.finditer(path.read_text())
+        for _owner, name in _private_names(path.read_text())
     }
     assert not found
+
+
+def test_private_names_belong_to_the_longest_role_prefix():
+    assert _private_names("{{ _cluster_host_package_list }} {{ _cluster_x }}") == {
+        ("cluster_host", "_cluster_host_package_list"),
+        ("cluster", "_cluster_x"),
+    }
+
+
+_HOST_READ = re.compile(r"\b(cluster_host_packages|nvidia_gpu_pci_addresses)\b")
+
+
+def _reads_host_read(role: str, tasks_from: str | None) -> bool:
+    """Whether the role (or only its tasks_from file, when one is named) reads them."""
+    if role == "cluster_host":
+        return False
+    paths = (
+        [ROOT / "roles" / role / "tasks" / tasks_from]
+        if tasks_from
+        else _code_files(ROOT / "roles" / role)
+    )
+    return any(_HOST_READ.search(path.read_text()) for path in paths)
+
+
+def _play_roles(play: dict) -> list[tuple[str, str | None]]:
+    """(role, tasks_from) a play runs, in order: its roles: list, then its tasks' includes."""
+    names = [(r["role"] if isinstance(r, dict) else r, None) for r in play.get("roles") or []]
+    for task in play.get("tasks") or []:
+        for key in ("ansible.builtin.include_role", "ansible.builtin.import_role"):
+            if key in task:
+                names.append((task[key]["name"], task[key].get("tasks_from")))
+    return names
+
+
+def test_plays_read_each_server_before_the_roles_that_use_the_read():
+    """cluster_host publishes the packages and GPUs; a play that runs a role reading them
+    (with the role's main tasks) lists cluster_host before it."""
+    files = [
+        *sorted((ROOT / "playbooks").glob("*.yml")),
+        *sorted(ROOT.glob("molecule/*/converge.yml")),
+    ]
+    problems = []
+    for path in files:
+        for play in yaml.safe_load(path.read_text()) or []:
+            if "hosts" not in play:
+                continue
+            seen: list[str] = []
+            for role, tasks_from in _play_roles(play):
+                if _reads_host_read(role, tasks_from) and "cluster_host" not in seen:
+                    problems.append(f"{path.relative_to(ROOT)}: {play['name']}: {role}")
+                seen.append(role)
+    assert problems == []
 
 
 def test_dlcluster_directories_are_not_hard_coded():
