@@ -9,7 +9,10 @@ For each N (default 2, 8 and 16) the bench:
 4. runs the same no-op pass with ansible-core's defaults instead of the project's
    ansible.cfg tuning (noop-defaults), so the gain is a ratio measured side by side;
 5. runs a bare playbook with, per host, as many trivial tasks (ansible.builtin.ping)
-   as the no-op pass executed there (floor): what the no-op pass cannot beat.
+   as the no-op pass executed there, every host at once (floor);
+6. runs site.yml's plays in their order with, per host and play, as many trivial tasks
+   as the no-op pass executed there (same-plays floor): what a no-op with these plays
+   and this many tasks cannot beat.
 
 Per run it records wall time, task executions, skips, changes and time per host
 (bench/callback_plugins/bench_stats.py). Results go to bench/results.json and the table
@@ -105,15 +108,10 @@ def defaults_config() -> Path:
     return path
 
 
-def floor_playbook(hosts: dict[str, dict[str, Any]]) -> Path:
-    """A bare playbook: per host, as many ping tasks as it executed in the no-op pass.
-
-    One play over every host, so hosts run their tasks side by side as they do in
-    site.yml; a host that executed fewer tasks skips the rest (a skip costs a few ms).
-    """
-    counts = {host: int(stats["executed"]) for host, stats in hosts.items() if stats["executed"]}
-    play = {
-        "name": "Trivial tasks, as many per host as the no-op pass executed there",
+def _ping_play(name: str, counts: dict[str, int]) -> dict[str, Any]:
+    """One play: per host, `counts[host]` ping tasks (a host with fewer skips the rest)."""
+    return {
+        "name": name,
         "hosts": ",".join(sorted(counts)),
         "gather_facts": False,
         "vars": {"bench_floor_counts": counts},
@@ -126,8 +124,38 @@ def floor_playbook(hosts: dict[str, dict[str, Any]]) -> Path:
             for i in range(1, max(counts.values(), default=0) + 1)
         ],
     }
+
+
+def floor_playbook(hosts: dict[str, dict[str, Any]]) -> Path:
+    """The bare floor: per host, as many ping tasks as it executed in the no-op pass.
+
+    One play over every host, so every host runs its tasks at the same time: the switches'
+    and the Isilon's tasks overlap the servers' here, while site.yml runs them in plays
+    one after the other (network before compute, the OneFS API before the mounts).
+    """
+    counts = {host: int(stats["executed"]) for host, stats in hosts.items() if stats["executed"]}
+    play = _ping_play("Trivial tasks, as many per host as the no-op pass executed there", counts)
     path = WORK / "floor.yml"
     path.write_text(yaml.safe_dump([play], sort_keys=False))
+    return path
+
+
+def plays_floor_playbook(plays: list[dict[str, Any]]) -> Path:
+    """The same-plays floor: site.yml's plays in their order, over the same hosts, each
+    host running as many ping tasks in each play as it executed there in the no-op pass.
+
+    It keeps the order the layers depend on (one play after the other) and replaces
+    every task by the cheapest there is, so it is what a no-op with these plays and this
+    many tasks cannot beat; what the no-op spends above it is the tasks' own cost and
+    the rounds in which every host skips.
+    """
+    playbook = [
+        _ping_play(f"Trivial tasks for: {play['name']}", dict(play["executed"]))
+        for play in plays
+        if play["executed"]
+    ]
+    path = WORK / "floor-plays.yml"
+    path.write_text(yaml.safe_dump(playbook, sort_keys=False))
     return path
 
 
@@ -175,6 +203,7 @@ class Runner:
             result.update(summarise(recorded["hosts"]))
             result["hosts"] = recorded["hosts"]
             result["slowest_tasks"] = recorded["slowest_tasks"]
+            result["plays"] = recorded.get("plays", [])
         progress(f"{label}: done in {wall}s", self.started)
         return result
 
@@ -211,6 +240,10 @@ def bench(nodes: int, runner: Runner, keep_lab: bool) -> dict[str, Any]:
     }
     floor = floor_playbook(runs["noop"]["hosts"])
     runs["floor"] = runner.run(f"n{nodes}-floor", [*playbook, str(floor)], inventory)
+    plays_floor = plays_floor_playbook(runs["noop"]["plays"])
+    runs["floor_plays"] = runner.run(
+        f"n{nodes}-floor-plays", [*playbook, str(plays_floor)], inventory
+    )
     for name in ("noop", "noop_defaults"):
         if runs[name]["changed"]:
             raise SystemExit(f"bench: the {name} pass at N={nodes} changed something")
@@ -223,6 +256,9 @@ def bench(nodes: int, runner: Runner, keep_lab: bool) -> dict[str, Any]:
             runs["noop"]["wall_seconds"] / runs["noop_defaults"]["wall_seconds"], 2
         ),
         "noop_over_floor": round(runs["noop"]["wall_seconds"] / runs["floor"]["wall_seconds"], 2),
+        "noop_over_plays_floor": round(
+            runs["noop"]["wall_seconds"] / runs["floor_plays"]["wall_seconds"], 2
+        ),
     }
 
 
@@ -254,8 +290,8 @@ def table(results: dict[str, Any]) -> str:
         "",
         "| compute nodes | lab up | converge | converge changed | no-op | no-op, core defaults "
         "| tuned / defaults | tasks per compute host (no-op) | time per compute host (no-op) "
-        "| bare floor | no-op / floor |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| bare floor | no-op / floor | same-plays floor | no-op / same-plays floor |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for entry in results["nodes"]:
         runs = entry["runs"]
@@ -268,7 +304,9 @@ def table(results: dict[str, Any]) -> str:
             f"| {runs['noop']['executions_per_compute_host']:.0f} "
             f"(+{runs['noop']['skipped']} skips in all) "
             f"| {runs['noop']['seconds_per_compute_host']:.1f} s "
-            f"| {runs['floor']['wall_seconds']:.1f} s | {entry['noop_over_floor']:.2f} |"
+            f"| {runs['floor']['wall_seconds']:.1f} s | {entry['noop_over_floor']:.2f} "
+            f"| {runs['floor_plays']['wall_seconds']:.1f} s "
+            f"| {entry['noop_over_plays_floor']:.2f} |"
         )
     return "\n".join(lines)
 

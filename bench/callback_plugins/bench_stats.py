@@ -4,11 +4,13 @@ Enabled only by the bench (ANSIBLE_CALLBACKS_ENABLED=bench_stats); writes one JS
 to $DLCLUSTER_BENCH_STATS when the run ends:
 
     {"wall_seconds": .., "hosts": {host: {"executed": .., "skipped": .., "changed": ..,
-     "failed": .., "unreachable": .., "seconds": ..}}, "tasks": {task name: seconds}}
+     "failed": .., "unreachable": .., "seconds": ..}}, "slowest_tasks": {task name: seconds},
+     "plays": [{"name": .., "executed": {host: ..}}]}
 
 `executed` counts task results that were not skipped (a loop is one execution, an
 include is one); `seconds` sums, per host, the time from a task starting on that host
-to its result.
+to its result. `plays` lists the plays in the order they ran, with the tasks each host
+executed in each (the bench's per-play floor repeats that shape with trivial tasks).
 """
 
 from __future__ import annotations
@@ -53,6 +55,10 @@ class CallbackModule(CallbackBase):
             }
         )
         self._tasks: dict[str, float] = defaultdict(float)
+        self._plays: list[dict] = []
+
+    def v2_playbook_on_play_start(self, play) -> None:
+        self._plays.append({"name": play.get_name(), "executed": defaultdict(int)})
 
     def _key(self, result) -> tuple[str, str]:
         return (result._host.get_name(), result._task._uuid)
@@ -72,6 +78,8 @@ class CallbackModule(CallbackBase):
             stats["skipped"] += 1
             return
         stats["executed"] += 1
+        if self._plays:
+            self._plays[-1]["executed"][host] += 1
         if outcome in ("failed", "unreachable"):
             stats[outcome] += 1
         elif result._result.get("changed"):
@@ -101,6 +109,11 @@ class CallbackModule(CallbackBase):
                 for host, s in sorted(self._hosts.items())
             },
             "slowest_tasks": {name: round(seconds, 2) for name, seconds in slowest},
+            "plays": [
+                {"name": play["name"], "executed": dict(sorted(play["executed"].items()))}
+                for play in self._plays
+                if play["executed"]
+            ],
         }
         with open(path, "w", encoding="utf-8") as handle:
             json.dump(report, handle, indent=2)

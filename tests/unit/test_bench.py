@@ -74,6 +74,20 @@ def test_the_floor_runs_each_host_as_many_pings_as_it_executed(work):
     assert all("ansible.builtin.ping" in t for t in play["tasks"])
 
 
+def test_the_same_plays_floor_keeps_the_plays_their_hosts_and_counts(work):
+    plays = [
+        {"name": "Configure the data switches", "executed": {"lab-s5232": 4, "lab-7060": 4}},
+        {"name": "Nothing ran here", "executed": {}},
+        {"name": "Configure the GPU servers", "executed": {"lab-compute-1": 3, "lab-compute-2": 2}},
+    ]
+    first, second = yaml.safe_load(bench.plays_floor_playbook(plays).read_text())
+    assert first["name"] == "Trivial tasks for: Configure the data switches"
+    assert first["hosts"] == "lab-7060,lab-s5232" and len(first["tasks"]) == 4
+    assert second["vars"]["bench_floor_counts"] == {"lab-compute-1": 3, "lab-compute-2": 2}
+    assert len(second["tasks"]) == 3
+    assert all("ansible.builtin.ping" in t for t in first["tasks"] + second["tasks"])
+
+
 def test_summary_and_table():
     hosts = {
         "lab-compute-1": {"executed": 80, "skipped": 30, "changed": 0, "failed": 0,
@@ -103,13 +117,15 @@ def test_summary_and_table():
                     "noop": run,
                     "noop_defaults": {**run, "wall_seconds": 80.0},
                     "floor": {**run, "wall_seconds": 50.0},
+                    "floor_plays": {**run, "wall_seconds": 38.0},
                 },
                 "tuned_over_defaults": 0.5,
                 "noop_over_floor": 0.8,
+                "noop_over_plays_floor": 1.05,
             }
         ],
     }
     table = bench.table(results)
     assert "Commit `abc1234`" in table and "2 cores" in table
     assert "| 2 | 100 s | 140 s | 60 | 40.0 s | 80.0 s | 0.50 | 75 " in table
-    assert table.endswith("| 50.0 s | 0.80 |")
+    assert table.endswith("| 50.0 s | 0.80 | 38.0 s | 1.05 |")
