@@ -14,6 +14,8 @@ For each N (default 2, 8 and 16) the bench:
    as the no-op pass executed there (same-plays floor): what a no-op with these plays
    and this many tasks cannot beat.
 
+Steps 3, 5 and 6 run --repeat times (default 3) and keep the median run.
+
 Per run it records wall time, task executions, skips, changes and time per host
 (bench/callback_plugins/bench_stats.py). Results go to bench/results.json and the table
 in docs/benchmarks.md. The lab is torn down at the end unless --keep-lab is given.
@@ -223,7 +225,17 @@ def summarise(hosts: dict[str, dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def bench(nodes: int, runner: Runner, keep_lab: bool) -> dict[str, Any]:
+def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Of repeated runs of one phase, the one with the median wall time, with every
+    run's wall time (in the order they ran) under `wall_seconds_all`."""
+    chosen = dict(sorted(runs, key=lambda run: run["wall_seconds"])[len(runs) // 2])
+    chosen["wall_seconds_all"] = [run["wall_seconds"] for run in runs]
+    return chosen
+
+
+def bench(nodes: int, runner: Runner, keep_lab: bool, repeat: int = 1) -> dict[str, Any]:
+    """One N: lab up, converge, then the no-op and both floors `repeat` times each (the
+    median run is kept: the floors of two runs of the same code differed by a third)."""
     inventory = write_inventory(nodes)
     lab = [str(ROOT / "lab" / "bin" / "lab")]
     playbook = [str(VENV_BIN / "ansible-playbook"), "-i", str(inventory)]
@@ -232,21 +244,30 @@ def bench(nodes: int, runner: Runner, keep_lab: bool) -> dict[str, Any]:
     runner.run(f"n{nodes}-lab-down", [*lab, "down"], inventory, stats=False)
     shutil.rmtree(ROOT / ".cache" / "facts", ignore_errors=True)
     lab_up = runner.run(f"n{nodes}-lab-up", [*lab, "up"], inventory, stats=False)
+
+    def repeated(label: str, argv: list[str]) -> list[dict[str, Any]]:
+        return [
+            runner.run(label if i == 0 else f"{label}-{i + 1}", argv, inventory)
+            for i in range(repeat)
+        ]
+
+    converge = runner.run(f"n{nodes}-converge", site, inventory)
+    noops = repeated(f"n{nodes}-noop", site)
     runs = {
         "lab_up": lab_up,
-        "converge": runner.run(f"n{nodes}-converge", site, inventory),
-        "noop": runner.run(f"n{nodes}-noop", site, inventory),
+        "converge": converge,
+        "noop": median_run(noops),
         "noop_defaults": runner.run(f"n{nodes}-noop-defaults", site, inventory, defaults_config()),
     }
+    changed = [run for run in [*noops, runs["noop_defaults"]] if run["changed"]]
+    if changed:
+        raise SystemExit(f"bench: a no-op pass at N={nodes} changed something")
     floor = floor_playbook(runs["noop"]["hosts"])
-    runs["floor"] = runner.run(f"n{nodes}-floor", [*playbook, str(floor)], inventory)
+    runs["floor"] = median_run(repeated(f"n{nodes}-floor", [*playbook, str(floor)]))
     plays_floor = plays_floor_playbook(runs["noop"]["plays"])
-    runs["floor_plays"] = runner.run(
-        f"n{nodes}-floor-plays", [*playbook, str(plays_floor)], inventory
+    runs["floor_plays"] = median_run(
+        repeated(f"n{nodes}-floor-plays", [*playbook, str(plays_floor)])
     )
-    for name in ("noop", "noop_defaults"):
-        if runs[name]["changed"]:
-            raise SystemExit(f"bench: the {name} pass at N={nodes} changed something")
     if not keep_lab:
         runner.run(f"n{nodes}-lab-down-end", [*lab, "down"], inventory, stats=False)
     return {
@@ -283,10 +304,21 @@ def ansible_core_version() -> str:
     return match.group(1) if match else "unknown"
 
 
+def seconds(run: dict[str, Any]) -> str:
+    """A phase's wall time; for repeated runs the median and, after it, the range."""
+    spread = run.get("wall_seconds_all") or []
+    text = f"{run['wall_seconds']:.1f} s"
+    if len(spread) > 1:
+        text += f" ({min(spread):.1f} to {max(spread):.1f})"
+    return text
+
+
 def table(results: dict[str, Any]) -> str:
+    repeat = results.get("repeat", 1)
     lines = [
         f"Commit `{results['commit']}`, {results['date']}, {results['cores']} cores, "
-        f"ansible-core {results['ansible_core']}, Python {results['python']}.",
+        f"ansible-core {results['ansible_core']}, Python {results['python']}."
+        + (f" No-op and floors: median of {repeat} runs, range in brackets." if repeat > 1 else ""),
         "",
         "| compute nodes | lab up | converge | converge changed | no-op | no-op, core defaults "
         "| tuned / defaults | tasks per compute host (no-op) | time per compute host (no-op) "
@@ -298,14 +330,14 @@ def table(results: dict[str, Any]) -> str:
         lines.append(
             f"| {entry['nodes']} | {runs['lab_up']['wall_seconds']:.0f} s "
             f"| {runs['converge']['wall_seconds']:.0f} s | {runs['converge']['changed']} "
-            f"| {runs['noop']['wall_seconds']:.1f} s "
+            f"| {seconds(runs['noop'])} "
             f"| {runs['noop_defaults']['wall_seconds']:.1f} s "
             f"| {entry['tuned_over_defaults']:.2f} "
             f"| {runs['noop']['executions_per_compute_host']:.0f} "
             f"(+{runs['noop']['skipped']} skips in all) "
             f"| {runs['noop']['seconds_per_compute_host']:.1f} s "
-            f"| {runs['floor']['wall_seconds']:.1f} s | {entry['noop_over_floor']:.2f} "
-            f"| {runs['floor_plays']['wall_seconds']:.1f} s "
+            f"| {seconds(runs['floor'])} | {entry['noop_over_floor']:.2f} "
+            f"| {seconds(runs['floor_plays'])} "
             f"| {entry['noop_over_plays_floor']:.2f} |"
         )
     return "\n".join(lines)
@@ -323,9 +355,17 @@ def main() -> int:
     parser.add_argument("--keep-lab", action="store_true", help="leave the last lab up")
     parser.add_argument("--results", type=Path, default=RESULTS)
     parser.add_argument("--no-doc", action="store_true", help="do not rewrite docs/benchmarks.md")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="runs of the no-op and of each floor per N; the median is kept (default 3)",
+    )
     args = parser.parse_args()
     if any(n < 1 for n in args.nodes):
         parser.error("N must be at least 1")
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
 
     started = time.monotonic()
     log_dir = WORK / "logs"
@@ -337,12 +377,13 @@ def main() -> int:
         "cores": os.cpu_count(),
         "ansible_core": ansible_core_version(),
         "python": platform.python_version(),
+        "repeat": args.repeat,
         "nodes": [],
     }
     for index, nodes in enumerate(args.nodes):
         keep = args.keep_lab and index == len(args.nodes) - 1
         progress(f"N={nodes}: start", started)
-        results["nodes"].append(bench(nodes, runner, keep))
+        results["nodes"].append(bench(nodes, runner, keep, args.repeat))
         args.results.write_text(json.dumps(results, indent=2) + "\n")
     if not args.no_doc:
         write_doc(results)
