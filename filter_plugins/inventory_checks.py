@@ -144,6 +144,46 @@ def image_tag_problems(hosts: Sequence[str], images: Sequence[Any], name: str) -
     return problems
 
 
+def _batch_problem(value: Any) -> str | None:
+    """Why one `serial` batch size is not one Ansible takes: a count >= 1 or 1%..100%."""
+    text = str(value).strip()
+    if isinstance(value, bool):
+        return "is a boolean"
+    match = re.fullmatch(r"(\d+)(%?)", text)
+    if not match:
+        return "is neither a count nor a percentage"
+    number = int(match.group(1))
+    if match.group(2) and not 1 <= number <= 100:
+        return "is a percentage outside 1%-100%"
+    if not match.group(2) and number < 1:
+        return "is a count below 1"
+    return None
+
+
+def rolling_problems(serial: Any = None, max_fail_percentage: Any = None) -> list[str]:
+    """The rolling-batch extra vars compute.yml and containers.yml hand to `serial` and
+    `max_fail_percentage`: play keywords, so a bad value would otherwise end in a
+    traceback after the earlier layers had run. `serial` may be a list of batch sizes."""
+    problems = []
+    if serial is not None:
+        batches = serial if isinstance(serial, list) else [serial]
+        for batch in batches or [serial]:
+            why = _batch_problem(batch)
+            if why:
+                problems.append(
+                    f"rolling_serial {batch!r} {why}: give a count of servers (e.g. 2) or a "
+                    "percentage (e.g. 25%), or a list of them"
+                )
+    if max_fail_percentage is not None:
+        text = str(max_fail_percentage).strip()
+        if isinstance(max_fail_percentage, bool) or not (text.isdigit() and 0 <= int(text) <= 100):
+            problems.append(
+                f"rolling_max_fail_percentage {max_fail_percentage!r} is not a whole number "
+                "from 0 to 100"
+            )
+    return problems
+
+
 class FilterModule:
     """Inventory checks for the preflight role."""
 
@@ -156,4 +196,5 @@ class FilterModule:
             "secret_problems": secret_problems,
             "cluster_inventory_problems": cluster_inventory_problems,
             "image_tag_problems": image_tag_problems,
+            "rolling_problems": rolling_problems,
         }

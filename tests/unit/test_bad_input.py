@@ -261,6 +261,51 @@ def test_preflight_refuses(tmp_path, groups, group_vars, message):
     assert "changed=1" not in _flat(result)
 
 
+# Values given with -e are strings, and play keywords (serial, max_fail_percentage) take
+# them before any role could check them: preflight refuses them by name first.
+EXTRA_VAR_CASES = [
+    (
+        "rolling_serial_not_a_batch",
+        ["-e", "rolling_serial=abc"],
+        "rolling_serial 'abc' is neither a count nor a percentage: give a count of servers "
+        "(e.g. 2) or a percentage (e.g. 25%), or a list of them",
+    ),
+    (
+        "rolling_serial_percent_out_of_range",
+        ["-e", "rolling_serial=150%"],
+        "rolling_serial '150%' is a percentage outside 1%-100%",
+    ),
+    (
+        "rolling_max_fail_not_a_number",
+        ["-e", "rolling_max_fail_percentage=half"],
+        "rolling_max_fail_percentage 'half' is not a whole number from 0 to 100",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [case[1:] for case in EXTRA_VAR_CASES],
+    ids=[case[0] for case in EXTRA_VAR_CASES],
+)
+def test_preflight_refuses_extra_vars(tmp_path, args, message):
+    inventory = _inventory(tmp_path, BASE_INVENTORY)
+    result = _run("-i", str(inventory), "playbooks/preflight.yml", *args)
+    assert result.returncode != 0
+    assert message in _flat(result)
+    assert "changed=1" not in _flat(result)
+
+
+def test_preflight_takes_good_rolling_values_from_the_command_line(tmp_path):
+    inventory = _inventory(tmp_path, BASE_INVENTORY)
+    result = _run(
+        "-i", str(inventory), "playbooks/preflight.yml", "--tags", "preflight",
+        "-e", "rolling_serial=25%", "-e", "rolling_max_fail_percentage=0",
+    )  # fmt: skip
+    assert result.returncode == 0, _flat(result)[-2000:]
+    assert "Inventory checks passed" in _flat(result)
+
+
 # ---- roles: their argument_specs and first checks, in a play on the control host ----------
 
 ROLE_CASES = [

@@ -128,3 +128,26 @@ def test_missing_or_moving_image_tags_are_named():
     )
     # a registry port is not a tag
     assert problems[2].startswith("c: ngc_container_base_image 'registry:5000/tf'")
+
+
+def test_rolling_batches_accept_counts_percentages_and_lists():
+    for serial in (1, "2", "25%", "100%", [1, "50%"]):
+        assert checks.rolling_problems(serial, None) == [], serial
+    assert checks.rolling_problems(None, None) == []
+    assert checks.rolling_problems(None, "0") == []
+    assert checks.rolling_problems(None, 100) == []
+
+
+def test_rolling_batches_name_the_bad_value_and_what_is_allowed():
+    assert checks.rolling_problems("abc", None) == [
+        "rolling_serial 'abc' is neither a count nor a percentage: give a count of servers "
+        "(e.g. 2) or a percentage (e.g. 25%), or a list of them"
+    ]
+    assert "is a count below 1" in checks.rolling_problems("0", None)[0]
+    assert "outside 1%-100%" in checks.rolling_problems("150%", None)[0]
+    assert "'x'" in checks.rolling_problems([2, "x"], None)[0]
+    assert checks.rolling_problems(None, "half") == [
+        "rolling_max_fail_percentage 'half' is not a whole number from 0 to 100"
+    ]
+    assert checks.rolling_problems(None, 101) != []
+    assert checks.rolling_problems(None, True) != []
