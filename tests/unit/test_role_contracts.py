@@ -196,3 +196,99 @@ def test_roles_that_read_shared_settings_depend_on_the_cluster_role():
             assert "cluster" in deps, (
                 f"{role} reads cluster_* settings but does not depend on cluster"
             )
+
+
+# ---- values given on the command line ------------------------------------------------------
+# `-e name=value` makes every value a string, and extra vars outrank everything, so a role
+# cannot convert them once: `when: name` on "false" is an error in ansible-core 2.19, and
+# "false" is truthy inside a Jinja expression. Wherever a bool or number variable is read
+# in an expression, it goes through `| bool`, `| int` or `| float`. A whole `"{{ name }}"`
+# in a task is a module argument (the module converts it) or text, and is left alone.
+CONVERSIONS = {"bool": "bool", "int": "int", "float": "float"}
+# reads of the raw value by the checks that refuse it, naming it as given
+RAW_FOR_CHECKS = {("roles/preflight/tasks/main.yml", "cluster_data_mtu")}
+
+
+def _typed_options(role: str) -> dict[str, str]:
+    return {
+        name: spec["type"]
+        for name, spec in _spec_options(role).items()
+        if spec.get("type") in CONVERSIONS
+    }
+
+
+CONDITIONS = re.compile(r"^(\s*)(?:-\s+)?(when|that|failed_when|changed_when|until):(.*)$")
+
+
+def _expression_spans(text: str) -> list[tuple[int, int]]:
+    """Where `text` holds Jinja expressions: {{ }} and {% %}, and the bare expressions of
+    when / that / failed_when / changed_when / until (inline or as an indented list)."""
+    spans = [m.span() for m in re.finditer(r"\{%.*?%\}", text, re.S)]
+    for opening in re.finditer(r"\{\{", text):
+        depth, position = 0, opening.start()
+        while position < len(text):  # to the matching }}, past dict literals' braces
+            depth += {"{": 1, "}": -1}.get(text[position], 0)
+            position += 1
+            if depth == 0:
+                break
+        spans.append((opening.start(), position))
+    lines = text.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+    for index, line in enumerate(lines):
+        match = CONDITIONS.match(line)
+        if not match:
+            continue
+        end = index + 1
+        if not match.group(3).strip() or match.group(3).strip() in (">-", "|", ">"):
+            while end < len(lines) and (
+                not lines[end].strip()
+                or len(lines[end]) - len(lines[end].lstrip()) > len(match.group(1))
+            ):
+                end += 1
+        spans.append((offsets[index] + match.start(3), offsets[end]))
+    return spans
+
+
+def _unconverted_reads(path: Path, names: dict[str, str]) -> list[str]:
+    """Where `path` reads one of `names` in an expression without its conversion."""
+    text = path.read_text()
+    spans = _expression_spans(text)
+    derived = path.parent.name in ("vars", "defaults")  # a whole "{{ x }}" there is a copy
+    found = []
+    for name, kind in names.items():
+        for match in re.finditer(rf"(?<![\w.'\"]){re.escape(name)}\b", text):
+            if (str(path.relative_to(ROOT)), name) in RAW_FOR_CHECKS:
+                continue
+            if not any(start <= match.start() < end for start, end in spans):
+                continue  # text: a task name, a comment, a message
+            line_start = text.rfind("\n", 0, match.start()) + 1
+            if text[line_start : match.start()].lstrip().startswith("#"):
+                continue
+            rest, before = text[match.end() :], text[: match.start()]
+            if re.match(r"\s+is\s+(not\s+)?(defined|undefined|none)\b", rest):
+                continue  # whether it is set, not its value
+            if re.match(rf"\s*(\|\s*default\([^)]*\)\s*)?\|\s*{CONVERSIONS[kind]}\b", rest):
+                continue
+            whole = re.search(r"\{\{\s*$", before) and re.match(r"\s*\}\}", rest)
+            if whole and not derived:
+                continue
+            line = text.count("\n", 0, match.start()) + 1
+            found.append(f"{path.relative_to(ROOT)}:{line}: {name} ({kind})")
+    return found
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_bool_and_number_variables_are_converted_where_read(role):
+    names = {**_typed_options("cluster"), **_typed_options(role)}  # every role reads cluster_*
+    base = ROOT / "roles" / role
+    files = [
+        path
+        for folder in ("tasks", "handlers", "vars", "defaults", "templates")
+        for path in sorted((base / folder).glob("**/*"))
+        if path.is_file()
+    ]
+    files += sorted((ROOT / "playbooks").glob("*.yml"))
+    problems = [line for path in files for line in _unconverted_reads(path, names)]
+    assert problems == [], "read without | bool / | int / | float:\n" + "\n".join(problems)
