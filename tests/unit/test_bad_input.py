@@ -194,7 +194,7 @@ PREFLIGHT_CASES = [
         "zero_mounts",
         {},
         {"isilon_mounts_per_host": 0},
-        "isilon_mounts_per_host must be at least 1, got 0",
+        "gpu-1: isilon_mounts_per_host is 0; allowed: 1..",
     ),
     (
         "isilon_address_twice",
@@ -244,6 +244,50 @@ PREFLIGHT_CASES = [
         {},
         {"cluster_onefs_password": ""},
         "cluster_onefs_password is empty: put it in the site's Ansible Vault file",
+    ),
+    # every role's contract, on the hosts the playbooks run it on, before any play
+    (
+        "mounts_per_host_not_a_number",
+        {},
+        {"isilon_mounts_per_host": "four"},
+        "gpu-1: isilon_mounts_per_host is 'four', which is not a int",
+    ),
+    (
+        "ngc_ssh_port_out_of_range",
+        {},
+        {"ngc_container_ssh_port": 70000},
+        "gpu-1: ngc_container_ssh_port is 70000; allowed: 1..65535",
+    ),
+    (
+        "nic_item_misspelt_key",
+        {
+            "compute": {
+                "gpu-1": {
+                    "cluster_data_address": "172.16.1.1",
+                    "nics_interfaces": [{"name": "eth1", "address": "172.16.1.1/24", "mut": 9000}],
+                }
+            }
+        },
+        {},
+        "gpu-1: nics_interfaces[0].mut is not a known key (allowed: ",
+    ),
+    (
+        "negative_validation_threshold",
+        {},
+        {"validate_thresholds": {"iperf_gbps_min": 1.0, "reader_mbps_min": -5, "fio_mbps_min": 50}},
+        "gpu-1: validate_thresholds.reader_mbps_min is -5; allowed: 0..",
+    ),
+    (
+        "validation_threshold_misspelt",
+        {},
+        {"validate_thresholds": {"iperf_gbps_min": 1.0, "reader_mbps_min": 5, "fio_mbs_min": 50}},
+        "gpu-1: validate_thresholds.fio_mbs_min is not a known key",
+    ),
+    (
+        "driver_persistence_not_a_bool",
+        {},
+        {"nvidia_driver_persistence": "sometimes"},
+        "gpu-1: nvidia_driver_persistence is 'sometimes', which is not a bool",
     ),
 ]
 

@@ -1,0 +1,236 @@
+"""Every role's variables checked against its contract, for every host, before any play.
+
+A role validates its own arguments when it starts (meta/argument_specs.yml), which is
+too late for a site: by then the layers before it have changed things. The preflight
+role calls `role_contract_problems` once, on the control host: it finds which roles run
+on which hosts in the playbooks themselves, reads each host's value of every variable a
+role's contract names (what the inventory and `-e` set; a role's own defaults are its
+own business), and checks it against the contract with ansible-core's own type
+conversions. Problems name the host(s), the variable with its full path inside lists
+and dicts (`onefs_tiering_policies[1].idle_day`), the bad value and what is allowed.
+Bounds that argument_specs cannot express live in RANGES.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+from ansible.module_utils.common import validation
+
+
+def _scalar_str(value: Any) -> str:
+    """A string, or a scalar Ansible would turn into one; a list or dict is a mistake."""
+    if isinstance(value, Mapping | list | tuple | set):
+        raise TypeError(f"{type(value).__name__} cannot be a string")
+    return validation.check_type_str(value)
+
+
+CHECKERS: dict[str, Callable[[Any], Any]] = {
+    "str": _scalar_str,
+    "bool": validation.check_type_bool,
+    "int": validation.check_type_int,
+    "float": validation.check_type_float,
+    "list": validation.check_type_list,
+    "dict": validation.check_type_dict,
+    "path": lambda value: validation.check_type_path(_scalar_str(value)),
+    "raw": validation.check_type_raw,
+}
+
+# Bounds per variable path ("[]" for any list index): the same rules the roles and the
+# devices apply, said before anything is touched.
+RANGES: dict[str, tuple[float | None, float | None]] = {
+    "ngc_container_ssh_port": (1, 65535),
+    "isilon_mounts_per_host": (1, None),
+    "isilon_mounts_min_per_address": (1, None),
+    "isilon_mounts_nconnect": (0, 16),  # 0: not set; Linux accepts 1..16
+    "nics_check_timeout": (1, None),
+    "nvidia_driver_expected_gpus": (0, None),
+    "nvidia_driver_reboot_timeout": (1, None),
+    "onefs_tiering_access_time_precision_days": (1, None),
+    "onefs_tiering_job_wait_timeout": (1, None),
+    "onefs_tiering_policies[].idle_days": (1, None),
+    "switches_timeout": (1, None),
+    "switches_os10_access_vlan": (1, 4094),
+    "validate_thresholds.iperf_gbps_min": (0, None),
+    "validate_thresholds.reader_mbps_min": (0, None),
+    "validate_thresholds.fio_mbps_min": (0, None),
+    "validate_iperf_seconds": (1, None),
+    "validate_iperf_streams": (1, 128),  # iperf3's --parallel limit
+    "validate_ping_timeout": (1, None),
+    "validate_fio_runtime": (1, None),
+    "validate_fio_files_per_job": (1, None),
+}
+
+
+def _range_key(path: str) -> str:
+    """`onefs_tiering_policies[1].idle_days` -> `onefs_tiering_policies[].idle_days`."""
+    out, skipping = [], False
+    for char in path:
+        if char == "[":
+            out.append("[]")
+            skipping = True
+        elif char == "]":
+            skipping = False
+        elif not skipping:
+            out.append(char)
+    return "".join(out)
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def check_value(value: Any, spec: Mapping[str, Any], path: str) -> list[str]:
+    """What is wrong with `value` (found at `path`) under one option's `spec`."""
+    kind = spec.get("type", "str")
+    try:
+        converted = CHECKERS.get(kind, validation.check_type_raw)(value)
+    except (TypeError, ValueError):
+        return [f"{path} is {_shown(value)}, which is not a {kind}"]
+    problems = []
+    choices = spec.get("choices")
+    if choices and kind != "list" and converted not in choices:
+        allowed = ", ".join(str(choice) for choice in choices)
+        problems.append(f"{path} is {_shown(value)}; allowed: {allowed}")
+    bounds = RANGES.get(_range_key(path))
+    if bounds and kind in ("int", "float"):
+        low, high = bounds
+        if (low is not None and converted < low) or (high is not None and converted > high):
+            problems.append(
+                f"{path} is {_shown(value)}; allowed: "
+                f"{'' if low is None else low}..{'' if high is None else high}"
+            )
+    if kind == "list":
+        element = {**spec, "type": spec.get("elements", "raw")}
+        element.pop("elements", None)
+        for index, item in enumerate(converted):
+            problems += check_value(item, element, f"{path}[{index}]")
+    elif kind == "dict" and "options" in spec:
+        problems += check_options(converted, spec["options"], path)
+    return problems
+
+
+def check_options(values: Mapping[str, Any], options: Mapping[str, Any], path: str) -> list[str]:
+    """A dict against nested options: unknown keys, missing required ones, each value."""
+    problems = []
+    unknown = sorted(set(values) - set(options))
+    for key in unknown:
+        problems.append(f"{path}.{key} is not a known key (allowed: {', '.join(sorted(options))})")
+    for key, spec in options.items():
+        if key in values and values[key] is not None:
+            problems += check_value(values[key], spec, f"{path}.{key}")
+        elif spec.get("required"):
+            problems.append(f"{path}.{key} is required")
+    return problems
+
+
+def _included_roles(tasks: Sequence[Any]) -> list[str]:
+    """Roles a play's tasks include or import (blocks included)."""
+    roles = []
+    for task in tasks:
+        if not isinstance(task, dict):
+            continue
+        for key in ("ansible.builtin.include_role", "ansible.builtin.import_role"):
+            if isinstance(task.get(key), dict) and task[key].get("name"):
+                roles.append(task[key]["name"])
+        for key in ("block", "rescue", "always"):
+            roles += _included_roles(task.get(key) or [])
+    return roles
+
+
+def _plays(root: Path) -> list[tuple[list[str], list[str]]]:
+    """(host patterns, roles) of each play of the playbooks under root/playbooks."""
+    plays = []
+    for playbook in sorted((root / "playbooks").glob("*.yml")):
+        for play in yaml.safe_load(playbook.read_text()) or []:
+            if not isinstance(play, dict) or "hosts" not in play:
+                continue
+            hosts = play["hosts"]
+            patterns = hosts if isinstance(hosts, list) else str(hosts).split(":")
+            roles = [r if isinstance(r, str) else r.get("role") for r in play.get("roles", [])]
+            roles += _included_roles(play.get("tasks") or [])
+            plays.append(([str(p) for p in patterns], [r for r in roles if r]))
+    return plays
+
+
+def _dependencies(root: Path, role: str) -> list[str]:
+    """The roles a role lists in meta/main.yml (e.g. `cluster`), which run where it runs."""
+    path = root / "roles" / role / "meta" / "main.yml"
+    meta = yaml.safe_load(path.read_text()) if path.exists() else None
+    return [
+        d if isinstance(d, str) else d.get("role", d.get("name"))
+        for d in (meta or {}).get("dependencies") or []
+    ]
+
+
+def role_hosts(root: str, groups: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
+    """Which hosts each role (and the roles it depends on) runs on, read from the
+    playbooks' plays (group names)."""
+    hosts: dict[str, list[str]] = {}
+    for patterns, roles in _plays(Path(root)):
+        members = [h for p in patterns if p in groups for h in groups[p]]
+        for role in roles + [d for r in roles for d in _dependencies(Path(root), r)]:
+            known = hosts.setdefault(role, [])
+            known += [host for host in members if host not in known]
+    return hosts
+
+
+def _contract(root: Path, role: str) -> dict[str, Any]:
+    """Every option of every entry point of a role (entry points share names)."""
+    path = root / "roles" / role / "meta" / "argument_specs.yml"
+    if not path.exists():
+        return {}
+    options: dict[str, Any] = {}
+    for entry in yaml.safe_load(path.read_text())["argument_specs"].values():
+        options.update(entry.get("options") or {})
+    return options
+
+
+def _value(host_vars: Any, name: str) -> tuple[bool, Any]:
+    """(set, value) of a host's variable; one that cannot be worked out outside its role
+    (it reads the role's defaults) is left to the role's own check."""
+    try:
+        if name not in host_vars:
+            return False, None
+        value = host_vars[name]
+    except Exception:  # any templating error: the role checks it itself
+        return False, None
+    if type(value).__name__.endswith("Undefined"):
+        return False, None
+    return True, value
+
+
+def role_contract_problems(
+    groups: Mapping[str, Sequence[str]], hostvars: Mapping[str, Any], root: str
+) -> list[str]:
+    """Every role's set variables on every host it runs on, against its contract.
+
+    A problem shared by several hosts (a group_vars or `-e` value) is said once, with
+    the hosts named; a secret's value is never shown.
+    """
+    found: dict[str, list[str]] = {}
+    for role, hosts in role_hosts(root, groups).items():
+        options = _contract(Path(root), role)
+        for host in hosts:
+            for name, spec in options.items():
+                present, value = _value(hostvars[host], name)
+                if not present or value is None:
+                    continue
+                for problem in check_value(value, spec, name):
+                    if spec.get("no_log"):
+                        problem = f"{name} is not a valid {spec.get('type', 'str')} (not shown)"
+                    found.setdefault(problem, [])
+                    if host not in found[problem]:
+                        found[problem].append(host)
+    return [f"{', '.join(hosts)}: {problem}" for problem, hosts in found.items()]
+
+
+class FilterModule:
+    """Role contracts checked across the site, before any play changes anything."""
+
+    def filters(self) -> dict[str, Any]:
+        return {"role_contract_problems": role_contract_problems, "role_hosts": role_hosts}

@@ -1,0 +1,112 @@
+"""Role contracts checked across the site before any play (filter_plugins/contracts.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+_SPEC = importlib.util.spec_from_file_location(
+    "contracts", ROOT / "filter_plugins" / "contracts.py"
+)
+contracts = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(contracts)
+
+POLICIES = {
+    "type": "list",
+    "elements": "dict",
+    "options": {
+        "name": {"type": "str", "required": True},
+        "idle_days": {"type": "int"},
+        "state": {"type": "str", "choices": ["present", "absent"]},
+    },
+}
+
+
+def test_an_unknown_key_is_named_with_its_full_path_and_the_allowed_keys():
+    value = [{"name": "a", "idle_days": 30}, {"name": "b", "idle_day": 30}]
+    assert contracts.check_value(value, POLICIES, "onefs_tiering_policies") == [
+        "onefs_tiering_policies[1].idle_day is not a known key (allowed: idle_days, name, state)"
+    ]
+
+
+def test_nested_values_are_converted_as_ansible_does_and_refused_by_path():
+    assert contracts.check_value([{"name": "a", "idle_days": "30"}], POLICIES, "p") == []
+    assert contracts.check_value([{"name": "a", "idle_days": "thirty"}], POLICIES, "p") == [
+        "p[0].idle_days is 'thirty', which is not a int"
+    ]
+    assert contracts.check_value([{"idle_days": 3}], POLICIES, "p") == ["p[0].name is required"]
+    assert contracts.check_value([{"name": "a", "state": "gone"}], POLICIES, "p") == [
+        "p[0].state is 'gone'; allowed: present, absent"
+    ]
+
+
+def test_booleans_and_numbers_from_the_command_line_pass_as_ansible_converts_them():
+    assert contracts.check_value("true", {"type": "bool"}, "x") == []
+    assert contracts.check_value("4", {"type": "int"}, "x") == []
+    assert contracts.check_value("four", {"type": "int"}, "isilon_mounts_per_host") == [
+        "isilon_mounts_per_host is 'four', which is not a int"
+    ]
+    assert contracts.check_value("maybe", {"type": "bool"}, "onefs_tiering_prune") == [
+        "onefs_tiering_prune is 'maybe', which is not a bool"
+    ]
+
+
+def test_bounds_the_specs_cannot_say_are_checked_by_path():
+    assert contracts.check_value(70000, {"type": "int"}, "ngc_container_ssh_port") == [
+        "ngc_container_ssh_port is 70000; allowed: 1..65535"
+    ]
+    assert contracts.check_value(-1, {"type": "float"}, "validate_thresholds.fio_mbps_min") == [
+        "validate_thresholds.fio_mbps_min is -1; allowed: 0.."
+    ]
+    assert contracts.check_value(0, POLICIES["options"]["idle_days"], "x") == []  # no bound
+    bad = [{"name": "a", "idle_days": 0}]
+    assert contracts.check_value(bad, POLICIES, "onefs_tiering_policies") == [
+        "onefs_tiering_policies[0].idle_days is 0; allowed: 1.."
+    ]
+
+
+def test_every_bounded_path_is_an_option_of_some_role():
+    options = {}
+    for spec_path in (ROOT / "roles").glob("*/meta/argument_specs.yml"):
+        options.update(contracts._contract(ROOT, spec_path.parts[-3]))
+    for path in contracts.RANGES:
+        name = path.split("[", 1)[0].split(".", 1)[0]
+        assert name in options, f"RANGES names {path}, which no role's contract has"
+
+
+def test_roles_are_found_on_the_hosts_the_playbooks_run_them_on():
+    groups = {
+        "all": ["gpu-1", "gpu-2", "isilon-1", "sw-1"],
+        "compute": ["gpu-1", "gpu-2"],
+        "isilon": ["isilon-1"],
+        "switches": ["sw-1"],
+    }
+    hosts = contracts.role_hosts(str(ROOT), groups)
+    assert hosts["nics"] == ["gpu-1", "gpu-2"]
+    assert hosts["isilon_mounts"] == ["gpu-1", "gpu-2"]
+    assert hosts["onefs_tiering"] == ["isilon-1"]
+    assert hosts["switches"] == ["sw-1"]
+    # the shared settings run wherever a role that depends on them runs
+    assert set(hosts["cluster"]) == {"gpu-1", "gpu-2", "isilon-1", "sw-1"}
+
+
+class _Undefined:
+    """Stands in for the marker ansible-core returns for a value it cannot work out."""
+
+
+_Undefined.__name__ = "AnsibleUndefined"
+
+
+def test_a_problem_shared_by_hosts_is_said_once_and_secrets_are_never_shown():
+    groups = {"compute": ["gpu-1", "gpu-2"], "isilon": ["isilon-1"], "switches": []}
+    hostvars = {
+        "gpu-1": {"isilon_mounts_per_host": "four", "ngc_container_ssh_port": 2222},
+        "gpu-2": {"isilon_mounts_per_host": "four", "nics_apply": _Undefined()},
+        "isilon-1": {"cluster_onefs_password": {"not": "a string"}},
+    }
+    problems = contracts.role_contract_problems(groups, hostvars, str(ROOT))
+    assert "gpu-1, gpu-2: isilon_mounts_per_host is 'four', which is not a int" in problems
+    secret = [p for p in problems if "cluster_onefs_password" in p]
+    assert secret and all("not a string" not in p for p in secret)
+    assert not [p for p in problems if "nics_apply" in p or "ngc_container_ssh_port" in p]
