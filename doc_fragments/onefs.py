@@ -5,6 +5,10 @@ from __future__ import annotations
 
 class ModuleDocFragment:
     DOCUMENTATION = r"""
+notes:
+  - The modules read the cluster's C(/platform/latest) and use, for each resource, the
+    newest API version they know that the cluster serves (a cluster answers 404 above
+    its latest version), so one module works on OneFS 9.1 (API 11) and 9.10 (API 21).
 options:
   onefs_host:
     description: Address of the cluster's API (any node, or the SmartConnect name).

@@ -48,7 +48,7 @@ settings:
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.onefs import onefs_argument_spec, run
 
-PATH = "1/filesystem/settings/access-time"
+ACCESS_TIME = ("filesystem/settings/access-time", (1,))  # spec section 5
 
 
 def main():
@@ -72,7 +72,8 @@ def main():
         module.fail_json(msg="precision must not be negative")
 
     def work(client):
-        current = client.get(PATH)["settings"]
+        api_path = client.path(*ACCESS_TIME)
+        current = client.get(api_path)["settings"]
         change = {k: v for k, v in wanted.items() if current.get(k) != v}
         result = {"changed": bool(change), "settings": {**current, **change}}
         if module._diff:
@@ -81,7 +82,7 @@ def main():
                 "after": wanted,
             }
         if change and not module.check_mode:
-            client.put(PATH, change)
+            client.put(api_path, change)
         return result
 
     module.exit_json(**run(module, work))

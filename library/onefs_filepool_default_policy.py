@@ -44,7 +44,7 @@ from ansible.module_utils.onefs import (
     run,
 )
 
-PATH = "4/filepool/default-policy"
+DEFAULT_POLICY = ("filepool/default-policy", (4,))  # spec section 4
 
 
 def main():
@@ -54,10 +54,11 @@ def main():
     wanted = desired_actions(module.params)
 
     def work(client):
-        current = client.get(PATH)["default-policy"]["actions"]
+        api_path = client.path(*DEFAULT_POLICY)
+        current = client.get(api_path)["default-policy"]["actions"]
         merged, changed = merge_actions(current, wanted)
         if changed and not module.check_mode:
-            client.put(PATH, {"actions": merged})
+            client.put(api_path, {"actions": merged})
         result = {"changed": changed, "actions": merged}
         if module._diff:
             result["diff"] = {"before": {"actions": current}, "after": {"actions": merged}}

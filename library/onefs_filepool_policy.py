@@ -81,7 +81,8 @@ from ansible.module_utils.onefs import (
     to_papi_pattern,
 )
 
-PATH = "4/filepool/policies"
+# API versions of the policy resource (spec section 3); the newest served is used.
+POLICIES = ("filepool/policies", (4, 12))
 
 
 def main():
@@ -106,15 +107,16 @@ def main():
     wanted_actions = desired_actions(params)
 
     def work(client):
+        api_path = client.path(*POLICIES)
         try:
-            current = client.get(f"{PATH}/{ref(name)}")["policies"][0]
+            current = client.get(f"{api_path}/{ref(name)}")["policies"][0]
         except OneFSError as err:
             if err.status != 404:
                 raise
             current = None
         if params["state"] == "absent":
             if current and not module.check_mode:
-                client.delete(f"{PATH}/{ref(name)}")
+                client.delete(f"{api_path}/{ref(name)}")
             return _result(module, bool(current), current, None, {})
         if current is None:
             if pattern is None:
@@ -124,7 +126,7 @@ def main():
                 if params[key] is not None:
                     body[key] = params[key]
             if not module.check_mode:
-                client.post(PATH, body)
+                client.post(api_path, body)
             return _result(module, True, None, body, body)
         change = {}
         for key in ("description", "apply_order"):
@@ -136,7 +138,7 @@ def main():
         if actions_changed:
             change["actions"] = actions
         if change and not module.check_mode:
-            client.put(f"{PATH}/{ref(name)}", change)
+            client.put(f"{api_path}/{ref(name)}", change)
         return _result(module, bool(change), current, {**current, **change}, change)
 
     module.exit_json(**run(module, work))

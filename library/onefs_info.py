@@ -43,14 +43,17 @@ onefs:
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.onefs import onefs_argument_spec, run
 
+# subset -> (resource, the API versions it was written against, the answer's key); the
+# newest version the cluster serves is used (spec sections 2-8).
 SUBSETS = {
-    "nodepools": ("3/storagepool/nodepools", "nodepools"),
-    "tiers": ("1/storagepool/tiers", "tiers"),
-    "filepool_policies": ("4/filepool/policies", "policies"),
-    "default_policy": ("4/filepool/default-policy", "default-policy"),
-    "access_time": ("1/filesystem/settings/access-time", "settings"),
-    "nfs_exports": ("4/protocols/nfs/exports", "exports"),
+    "nodepools": ("storagepool/nodepools", (3, 16), "nodepools"),
+    "tiers": ("storagepool/tiers", (1, 16), "tiers"),
+    "filepool_policies": ("filepool/policies", (4, 12), "policies"),
+    "default_policy": ("filepool/default-policy", (4,), "default-policy"),
+    "access_time": ("filesystem/settings/access-time", (1,), "settings"),
+    "nfs_exports": ("protocols/nfs/exports", (4, 20), "exports"),
 }
+CONFIG = ("cluster/config", (3, 17))
 
 
 def main():
@@ -68,15 +71,15 @@ def main():
         facts = {}
         for subset in module.params["gather_subset"]:
             if subset == "version":
-                config = client.get("1/cluster/config")
+                config = client.get(client.path(*CONFIG))
                 facts["version"] = {
                     "release": config["onefs_version"]["release"],
-                    "api_latest": client.get("latest")["latest"],
+                    "api_latest": str(client.latest()),
                     "name": config.get("name"),
                 }
             else:
-                path, key = SUBSETS[subset]
-                facts[subset] = client.get(path)[key]
+                resource, versions, key = SUBSETS[subset]
+                facts[subset] = client.get(client.path(resource, versions))[key]
         return {"changed": False, "onefs": facts}
 
     module.exit_json(**run(module, work))

@@ -67,9 +67,10 @@ export:
 """
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.onefs import onefs_argument_spec, run
+from ansible.module_utils.onefs import onefs_argument_spec, ref, run
 
-PATH = "4/protocols/nfs/exports"
+# API versions of the export resource (spec section 8, addendum section 1.10).
+EXPORTS = ("protocols/nfs/exports", (4, 20))
 
 
 def main():
@@ -104,16 +105,19 @@ def main():
     zone = {"zone": params["zone"]}
 
     def work(client):
-        exports = client.get(PATH, query=zone)["exports"]
+        api_path = client.path(*EXPORTS)
+        # `path` keeps the exports that name this path (addendum section 1.10); the
+        # check below still matches it exactly, as clusters that ignore it return all
+        exports = client.get(api_path, query={**zone, "path": params["path"]})["exports"]
         current = next((e for e in exports if params["path"] in e.get("paths", [])), None)
         if params["state"] == "absent":
             if current and not module.check_mode:
-                client.delete(f"{PATH}/{current['id']}")
+                client.delete(_item(api_path, current))
             return _result(module, bool(current), current, {})
         if current is None:
             body = {"paths": [params["path"]], **wanted}
             if not module.check_mode:
-                body["id"] = client.post(PATH + "?" + "zone=" + params["zone"], body)["id"]
+                body["id"] = client.post(f"{api_path}?zone={ref(params['zone'])}", body)["id"]
             return _result(module, True, {}, body)
         change = {}
         for key, value in wanted.items():
@@ -126,10 +130,16 @@ def main():
             if have != value:
                 change[key] = value
         if change and not module.check_mode:
-            client.put(f"{PATH}/{current['id']}", change)
+            client.put(_item(api_path, current), change)
         return _result(module, bool(change), current, {**current, **change})
 
     module.exit_json(**run(module, work))
+
+
+def _item(api_path, export):
+    """An export's URL; one outside the System zone names its zone (addendum 1.10)."""
+    zone = export.get("zone", "System")
+    return f"{api_path}/{export['id']}" + ("" if zone == "System" else f"?zone={ref(zone)}")
 
 
 def _result(module, changed, before, after):

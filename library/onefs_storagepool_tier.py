@@ -49,7 +49,8 @@ tier:
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.onefs import onefs_argument_spec, run
 
-PATH = "1/storagepool/tiers"
+# API versions of the tier resource (spec section 2); the newest the cluster serves is used.
+TIERS = ("storagepool/tiers", (1, 16))
 
 
 def main():
@@ -63,22 +64,23 @@ def main():
     name, pools, state = (module.params[k] for k in ("tier_name", "nodepools", "state"))
 
     def work(client):
+        api_path = client.path(*TIERS)
         # Spec section 12: whether the item path takes a name is unverified, so the id is used.
-        tier = next((t for t in client.get(PATH)["tiers"] if t["name"] == name), None)
+        tier = next((t for t in client.get(api_path)["tiers"] if t["name"] == name), None)
         before = {"name": name, "nodepools": sorted(tier["children"])} if tier else {}
         if state == "absent":
             if tier and not module.check_mode:
-                client.delete(f"{PATH}/{tier['id']}")
+                client.delete(f"{api_path}/{tier['id']}")
             return _result(module, bool(tier), before, {}, None)
         if tier is None:
             after = {"name": name, "nodepools": sorted(pools or [])}
             if not module.check_mode:
-                created = client.post(PATH, {"name": name, "children": pools or []})
+                created = client.post(api_path, {"name": name, "children": pools or []})
                 tier = {"id": created["id"], "name": name, "children": pools or []}
             return _result(module, True, before, after, tier)
         if pools is not None and set(pools) != set(tier["children"]):
             if not module.check_mode:
-                client.put(f"{PATH}/{tier['id']}", {"children": pools})
+                client.put(f"{api_path}/{tier['id']}", {"children": pools})
             tier = {**tier, "children": pools}
             return _result(module, True, before, {"name": name, "nodepools": sorted(pools)}, tier)
         return _result(module, False, before, before, tier)

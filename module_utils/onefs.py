@@ -69,6 +69,7 @@ class OneFSClient:
         )
         self.headers = {"Content-Type": "application/json", "Accept": "application/json"}
         self.session = False
+        self._latest = None
 
     # -- transport -------------------------------------------------------------------
 
@@ -154,6 +155,33 @@ class OneFSClient:
         """JSON of a /platform call (None for an empty answer)."""
         _, text, _ = self._exchange(method, "/platform/" + path.lstrip("/"), body, query)
         return json.loads(text) if text else None
+
+    def latest(self):
+        """The newest API version the cluster serves (GET /platform/latest, read once)."""
+        if self._latest is None:
+            latest = str(self.get("latest")["latest"])
+            # gopowerscale allows a "M.m" minor in latest; the major is what routes
+            self._latest = int(latest.split(".")[0])
+        return self._latest
+
+    def path(self, resource, versions):
+        """`N/resource` at the newest of `versions` the cluster serves.
+
+        A cluster answers 404 above its latest API version, and serves /N/x with the
+        newest version of x <= N, so a module names the versions it was written
+        against and uses the newest one the cluster has, never assuming 16 or 21.
+        """
+        usable = [v for v in versions if v <= self.latest()]
+        if not usable:
+            raise OneFSError(
+                "GET",
+                "/platform/latest",
+                0,
+                "API_VERSION",
+                f"the cluster serves API versions up to {self.latest()}; {resource} needs "
+                f"version {min(versions)} or later",
+            )
+        return f"{max(usable)}/{resource}"
 
     def get(self, path, query=None):
         return self.call("GET", path, query=query)

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 ansible.module_utils.__path__.append(str(ROOT / "module_utils"))
 sys.path.insert(0, str(ROOT / "lab" / "simulators"))
 from ansible.module_utils import onefs  # noqa: E402
-from onefs_sim import api, model  # noqa: E402
+from onefs_sim import api, jobs, model  # noqa: E402
 
 PASSWORD = "pw-not-for-logs"
 PARAMS = {
@@ -124,6 +124,15 @@ def test_errors_carry_the_clusters_message_not_the_password():
     assert PASSWORD not in str(caught.value)
 
 
+def test_the_client_uses_the_newest_version_the_cluster_serves():
+    client, sent = _client([(200, {"latest": "11"}, [])], auth="basic")
+    assert client.path("protocols/nfs/exports", (4, 20)) == "4/protocols/nfs/exports"
+    assert client.path("job/jobs", (3, 10, 21)) == "10/job/jobs"
+    assert len(sent.sent) == 1  # /platform/latest is read once
+    with pytest.raises(onefs.OneFSError, match="serves API versions up to 11; x needs version 12"):
+        client.path("x", (12, 16))
+
+
 def test_dellemc_style_criteria_become_the_papers_api_form():
     pattern = onefs.to_papi_pattern(
         {
@@ -162,28 +171,75 @@ def test_dellemc_style_criteria_become_the_papers_api_form():
 # ---- the modules against the simulator ------------------------------------------------------
 
 
-@pytest.fixture
-def cluster(tmp_path):
+SIM = ROOT / "lab" / "simulators" / "onefs_sim"
+# release -> (cluster config, the API version each module uses there): the newest
+# version the module knows that the cluster serves (9.1 serves up to 11, 9.10 up to 21)
+RELEASES = {
+    "9.10": (SIM / "lab-cluster.json", {"tiers": 16, "policies": 12, "exports": 20, "jobs": 21}),
+    "9.1": (SIM / "lab-cluster-9.1.json", {"tiers": 1, "policies": 4, "exports": 4, "jobs": 10}),
+}
+
+
+@pytest.fixture(autouse=True)
+def quick_jobs(monkeypatch):
+    """Jobs that run for 0.4 s (the lab's default is a few seconds)."""
+    monkeypatch.setenv("ONEFS_SIM_JOB_SECONDS", "0.4")
+    monkeypatch.setenv("ONEFS_SIM_JOB_SECONDS_PER_FILE", "0")
+
+
+def _serve(tmp_path, release):
     from test_onefs_sim import _self_signed
 
+    config, versions = RELEASES[release]
     cert, key = _self_signed(tmp_path)
     (tmp_path / "ifs").mkdir()
-    store = model.Store(
-        tmp_path / "ifs" / ".ifsvar" / "state.json",
-        ROOT / "lab/simulators/onefs_sim/lab-cluster.json",
-    )
+    store = model.Store(tmp_path / "ifs" / ".ifsvar" / "state.json", config)
     server = api.serve(
         ("127.0.0.1", 0), store, {"admin": PASSWORD}, str(tmp_path / "ifs"), 1, cert, key
     )
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield {
+    # a short poll interval: shutdown() at teardown waits for one poll
+    threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
+    node = {
         "port_no": server.server_address[1],
         "ca_path": cert,
         "store": store,
         "log": tmp_path / "ifs" / ".ifsvar" / "requests.log",
+        "release": release,
+        "v": versions,
     }
+    return server, node
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    """The lab's default cluster (9.10)."""
+    server, node = _serve(tmp_path, "9.10")
+    yield node
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture(params=sorted(RELEASES))
+def release_cluster(request, tmp_path):
+    """The cluster at each release the lab supports."""
+    server, node = _serve(tmp_path, request.param)
+    yield node
+    server.shutdown()
+    server.server_close()
+
+
+def _tiers(cluster, capsys):
+    """The papers' hot and cold tiers, which the policies name."""
+    for tier, pool in (
+        ("hot-tier", "f800_48tb-ssd_256gb"),
+        ("cold-tier", "h500_60tb_3.2tb-ssd_128gb"),
+    ):
+        assert _run("onefs_storagepool_tier", cluster, capsys, tier_name=tier, nodepools=[pool])[
+            "changed"
+        ]
+    cluster["log"].unlink()
 
 
 def _run(name, cluster, capsys, check_mode=False, **args):
@@ -235,7 +291,8 @@ def test_access_time_is_set_once_and_check_mode_writes_nothing(cluster, capsys):
     assert _changes(cluster) == ["PUT /platform/1/filesystem/settings/access-time"]
 
 
-def test_tier_create_membership_change_and_delete(cluster, capsys):
+def test_tier_create_membership_change_and_delete(release_cluster, capsys):
+    cluster, v = release_cluster, release_cluster["v"]["tiers"]
     args = {"tier_name": "cold-tier", "nodepools": ["h500_60tb_3.2tb-ssd_128gb"]}
     assert _run("onefs_storagepool_tier", cluster, capsys, **args)["changed"]
     assert not _run("onefs_storagepool_tier", cluster, capsys, **args)["changed"]
@@ -254,13 +311,15 @@ def test_tier_create_membership_change_and_delete(cluster, capsys):
         "onefs_storagepool_tier", cluster, capsys, tier_name="cold-tier", state="absent"
     )["changed"]
     assert _changes(cluster) == [
-        "POST /platform/1/storagepool/tiers",
-        "PUT /platform/1/storagepool/tiers/3",
-        "DELETE /platform/1/storagepool/tiers/3",
+        f"POST /platform/{v}/storagepool/tiers",
+        f"PUT /platform/{v}/storagepool/tiers/3",
+        f"DELETE /platform/{v}/storagepool/tiers/3",
     ]
 
 
-def test_policy_create_rerun_change_to_14_days_and_delete(cluster, capsys):
+def test_policy_create_rerun_change_to_14_days_and_delete(release_cluster, capsys):
+    cluster, v = release_cluster, release_cluster["v"]["policies"]
+    _tiers(cluster, capsys)
     created = _run("onefs_filepool_policy", cluster, capsys, **IDLE)
     assert created["changed"]
     assert created["policy"]["file_matching_pattern"]["or_criteria"][0]["and_criteria"] == [
@@ -283,13 +342,14 @@ def test_policy_create_rerun_change_to_14_days_and_delete(cluster, capsys):
         "onefs_filepool_policy", cluster, capsys, policy_name=IDLE["policy_name"], state="absent"
     )["changed"]
     assert _changes(cluster) == [
-        "POST /platform/4/filepool/policies",
-        "PUT /platform/4/filepool/policies/Idle%20data%20to%20cold%20tier",
-        "DELETE /platform/4/filepool/policies/Idle%20data%20to%20cold%20tier",
+        f"POST /platform/{v}/filepool/policies",
+        f"PUT /platform/{v}/filepool/policies/Idle%20data%20to%20cold%20tier",
+        f"DELETE /platform/{v}/filepool/policies/Idle%20data%20to%20cold%20tier",
     ]
 
 
 def test_default_policy_keeps_the_actions_it_does_not_manage(cluster, capsys):
+    _tiers(cluster, capsys)
     result = _run(
         "onefs_filepool_default_policy",
         cluster,
@@ -311,26 +371,98 @@ def test_default_policy_keeps_the_actions_it_does_not_manage(cluster, capsys):
     assert not again["changed"]
 
 
-def test_job_is_started_waited_for_and_not_duplicated(cluster, capsys):
-    done = _run("onefs_job", cluster, capsys, job_type="SmartPools", wait=True, wait_interval=1)
+def test_job_is_started_waited_for_and_not_duplicated(release_cluster, capsys):
+    cluster, v = release_cluster, release_cluster["v"]["jobs"]
+    done = _run("onefs_job", cluster, capsys, job_type="SmartPools", wait=True, wait_interval=0.1)
     assert done["changed"] and done["job"]["state"] == "succeeded"
+    # the job ran for a while: the module saw it running before it succeeded
+    assert done["progress"][0].startswith("running") and done["progress"][-1].startswith(
+        "succeeded"
+    )
     with cluster["store"].transaction(write=True) as state:
-        model.start_job(state, {"type": "SmartPools"})  # one left running
+        model.start_job(
+            state, {"type": "SmartPools"}, 0, {"base_seconds": 60, "seconds_per_file": 0}
+        )
     busy = _run("onefs_job", cluster, capsys, job_type="SmartPools")
     assert not busy["changed"] and busy["msg"] == "a job of this type is already active"
+    assert _changes(cluster) == [f"POST /platform/{v}/job/jobs"]
 
 
-def test_export_is_idempotent_and_changes_in_place(cluster, capsys):
+def test_a_running_job_is_waited_for_instead_of_started_again(cluster, capsys):
+    with cluster["store"].transaction(write=True) as state:
+        running = model.start_job(
+            state, {"type": "SmartPools"}, 0, {"base_seconds": 0.5, "seconds_per_file": 0}
+        )
+    waited = _run("onefs_job", cluster, capsys, job_type="SmartPools", wait=True, wait_interval=0.1)
+    assert not waited["changed"]
+    assert (waited["job"]["id"], waited["job"]["state"]) == (running["id"], "succeeded")
+    assert _changes(cluster) == []  # nothing was started
+
+
+def test_a_wait_that_times_out_says_what_is_still_running(cluster, capsys, monkeypatch):
+    monkeypatch.setenv("ONEFS_SIM_JOB_SECONDS", "60")
+    result = _run(
+        "onefs_job", cluster, capsys, job_type="SmartPools", wait=True, wait_timeout=1,
+        wait_interval=0.2,
+    )  # fmt: skip
+    assert result["failed"]
+    assert result["msg"].startswith("SmartPools job 1 is still running, phase 1/2")
+    assert "after 1 s" in result["msg"]
+    with cluster["store"].transaction() as state:
+        assert state["jobs"][0]["state"] == "running"  # the timeout leaves the job alone
+
+
+def test_a_job_cancelled_on_the_cluster_fails_the_wait(cluster, capsys, monkeypatch):
+    monkeypatch.setenv("ONEFS_SIM_JOB_SECONDS", "60")
+
+    def cancel():
+        """An admin cancels the job on the cluster while the task waits."""
+        with cluster["store"].transaction(write=True) as state:
+            jobs.control(state, state["jobs"][0], "cancel")
+
+    timer = threading.Timer(0.5, cancel)
+    timer.start()
+    try:
+        result = _run(
+            "onefs_job", cluster, capsys, job_type="SmartPools", wait=True, wait_timeout=20,
+            wait_interval=0.1,
+        )  # fmt: skip
+    finally:
+        timer.cancel()
+    assert result["failed"] and result["msg"] == "SmartPools job 1 ended cancelled_user"
+
+
+def test_export_is_idempotent_and_changes_in_place(release_cluster, capsys):
+    cluster, v = release_cluster, release_cluster["v"]["exports"]
     args = {"path": "/ifs", "read_only": False, "map_root": {"enabled": True, "user": "nobody"}}
     assert not _run("onefs_nfs_export", cluster, capsys, **args)["changed"]
     assert _run("onefs_nfs_export", cluster, capsys, path="/ifs", read_only=True)["changed"]
-    assert _changes(cluster) == ["PUT /platform/4/protocols/nfs/exports/1"]
+    assert _changes(cluster) == [f"PUT /platform/{v}/protocols/nfs/exports/1"]
 
 
-def test_info_gathers_the_asked_subsets(cluster, capsys):
+def test_the_export_of_a_subdirectory_is_not_mistaken_for_the_root_export(cluster, capsys):
+    data = cluster["log"].parent.parent / "data"
+    data.mkdir()
+    created = _run("onefs_nfs_export", cluster, capsys, path="/ifs/data", read_only=True)
+    assert created["changed"]
+    again = _run("onefs_nfs_export", cluster, capsys, path="/ifs/data", read_only=True)
+    assert not again["changed"] and again["export"]["paths"] == ["/ifs/data"]
+    with cluster["store"].transaction() as state:
+        assert {e["id"]: e["read_only"] for e in state["nfs_exports"]} == {1: False, 2: True}
+
+
+def test_an_export_of_a_missing_path_fails_with_the_clusters_message(cluster, capsys):
+    failed = _run("onefs_nfs_export", cluster, capsys, path="/ifs/no/such/dir")
+    assert failed["failed"] and failed["status"] == 400
+    assert "does not exist" in failed["msg"]
+
+
+def test_info_gathers_the_asked_subsets(release_cluster, capsys):
+    cluster = release_cluster
     facts = _run("onefs_info", cluster, capsys, gather_subset=["version", "nodepools"])["onefs"]
     assert set(facts) == {"version", "nodepools"}
-    assert facts["version"]["release"] == "9.1.0.0"
+    assert facts["version"]["release"] == f"{cluster['release']}.0.0"
+    assert facts["version"]["api_latest"] == {"9.10": "21", "9.1": "11"}[cluster["release"]]
     assert [p["name"] for p in facts["nodepools"]] == [
         "f800_48tb-ssd_256gb",
         "h500_60tb_3.2tb-ssd_128gb",

@@ -6,6 +6,10 @@
     python3 -m onefs_sim isi get -D /ifs/data/file
 
 The isi form reads ONEFS_SIM_STATE, ONEFS_SIM_IFS_ROOT and ONEFS_SIM_CLUSTER_CONFIG.
+The cluster config names the OneFS release (lab-cluster.json: 9.10.0.0, API 21;
+lab-cluster-9.1.json: 9.1.0.0, API 11) and how long jobs run ("job_engine":
+base_seconds + seconds_per_file per file visited); ONEFS_SIM_JOB_SECONDS and
+ONEFS_SIM_JOB_SECONDS_PER_FILE override the latter in either form.
 """
 
 from __future__ import annotations
@@ -47,7 +51,11 @@ def main(argv: list[str]) -> int:
         (host, int(port)), store, api.read_users(args.users_file), args.ifs_root, args.lnn,
         args.cert, args.key,
     )  # fmt: skip
-    print(f"onefs_sim: node {args.lnn} serving the Platform API on {args.listen}", flush=True)
+    release = store.config["onefs_release"]
+    print(
+        f"onefs_sim: node {args.lnn} serving the Platform API of OneFS {release} on {args.listen}",
+        flush=True,
+    )
     server.serve_forever()
     return 0
 

@@ -8,6 +8,8 @@ newest version of `x` that is <= N (spec section 0).
 from __future__ import annotations
 
 import base64
+import contextlib
+import hashlib
 import hmac
 import json
 import re
@@ -15,12 +17,12 @@ import secrets
 import ssl
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlparse
 
-from . import model, smartpools
+from . import jobs, listing, model, objects, releases, smartpools
 
 Handler = Callable[["Request"], tuple[int, Any]]
 SESSION_TIMEOUT_ABSOLUTE = 14400
@@ -28,140 +30,190 @@ SESSION_TIMEOUT_INACTIVE = 900
 
 
 class Request:
-    """What a handler sees: the state store, path parameters, query and JSON body."""
+    """What a handler sees: the state store, path parameters, query, JSON body and the
+    API version the request resolved to (the newest handler version <= the URL's)."""
 
-    def __init__(self, server: Simulator, params: dict[str, str], query: dict, body: Any):
+    def __init__(
+        self, server: Simulator, params: dict[str, str], query: dict, body: Any, version: int
+    ):
         self.server = server
         self.params = params
         self.query = query
         self.body = body
+        self.version = version
 
     def arg(self, name: str, default: str | None = None) -> str | None:
         values = self.query.get(name)
         return values[0] if values else default
 
 
-ROUTES: list[tuple[str, re.Pattern[str], set[int], Handler]] = []
+ROUTES: list[tuple[str, re.Pattern[str], frozenset[int], Handler]] = []
 
 
 def route(method: str, pattern: str, versions: set[int]) -> Callable[[Handler], Handler]:
     compiled = re.compile("^" + re.sub(r"\{(\w+)\}", r"(?P<\1>[^/]+)", pattern) + "$")
 
     def register(handler: Handler) -> Handler:
-        ROUTES.append((method, compiled, versions, handler))
+        ROUTES.append((method, compiled, frozenset(versions), handler))
         return handler
 
     return register
 
 
-def _state(req: Request, write: bool = False):
-    return req.server.store.transaction(write=write)
+@contextlib.contextmanager
+def _state(req: Request, write: bool = False) -> Iterator[dict[str, Any]]:
+    """The state under the cluster lock, with every job brought up to now first.
+
+    Jobs advance on every request (jobs.py), so the transaction always may write; a
+    handler that raises leaves the state as it was (model.Store discards it).
+    """
+    server = req.server
+    with server.store.transaction(write=True) as state:
+        jobs.advance(state, server.finish_job)
+        yield state
 
 
-# ---- storage pools ------------------------------------------------------------------
+def _listed(req: Request, items: list[dict[str, Any]], key: str, **kwargs: Any) -> dict:
+    opts, offset = listing.options(req.query)
+    return listing.page(items, opts, offset, key, **kwargs)
 
 
-@route("GET", "storagepool/tiers", {1, 16})
+# ---- storage pools (spec section 2, addendum section 1.7) -------------------------------
+
+TIERS = {1, 16}
+NODEPOOLS = {1, 3, 9, 16, 22}
+
+
+@route("GET", "storagepool/tiers", TIERS)
 def list_tiers(req: Request) -> tuple[int, Any]:
     with _state(req) as state:
-        tiers = [model.tier_view(state, t) for t in state["tiers"]]
+        tiers = [model.tier_view(state, t, req.version) for t in state["tiers"]]
     return 200, {"tiers": tiers, "total": len(tiers)}
 
 
-@route("POST", "storagepool/tiers", {1, 16})
+@route("POST", "storagepool/tiers", TIERS)
 def create_tier(req: Request) -> tuple[int, Any]:
     with _state(req, write=True) as state:
-        return 201, {"id": model.create_tier(state, req.body)}
+        return 201, {"id": model.create_tier(state, req.body, req.version)}
 
 
-@route("GET", "storagepool/tiers/{ref}", {1, 16})
-def get_tier(req: Request) -> tuple[int, Any]:
-    with _state(req) as state:
-        return 200, {"tiers": [model.tier_view(state, model.find_tier(state, req.params["ref"]))]}
-
-
-@route("PUT", "storagepool/tiers/{ref}", {1, 16})
-def put_tier(req: Request) -> tuple[int, Any]:
+@route("DELETE", "storagepool/tiers", TIERS)
+def delete_all_tiers(req: Request) -> tuple[int, Any]:
+    """Spec section 2: DELETE on the collection deletes ALL tiers."""
     with _state(req, write=True) as state:
-        model.update_tier(state, req.params["ref"], req.body)
+        for tier in list(state["tiers"]):
+            model.delete_tier(state, tier["id"])
     return 204, None
 
 
-@route("DELETE", "storagepool/tiers/{ref}", {1, 16})
+@route("GET", "storagepool/tiers/{ref}", TIERS)
+def get_tier(req: Request) -> tuple[int, Any]:
+    with _state(req) as state:
+        tier = model.find_tier(state, req.params["ref"])
+        return 200, {"tiers": [model.tier_view(state, tier, req.version)]}
+
+
+@route("PUT", "storagepool/tiers/{ref}", TIERS)
+def put_tier(req: Request) -> tuple[int, Any]:
+    with _state(req, write=True) as state:
+        model.update_tier(state, req.params["ref"], req.body, req.version)
+    return 204, None
+
+
+@route("DELETE", "storagepool/tiers/{ref}", TIERS)
 def delete_tier(req: Request) -> tuple[int, Any]:
     with _state(req, write=True) as state:
         model.delete_tier(state, req.params["ref"])
     return 204, None
 
 
-@route("GET", "storagepool/nodepools", {1, 3, 9, 16, 22})
+@route("GET", "storagepool/nodepools", NODEPOOLS)
 def list_nodepools(req: Request) -> tuple[int, Any]:
     with _state(req) as state:
-        pools = [model.nodepool_view(p) for p in state["nodepools"]]
+        pools = [model.nodepool_view(p, req.version) for p in state["nodepools"]]
     return 200, {"nodepools": pools, "total": len(pools)}
 
 
-@route("GET", "storagepool/nodepools/{ref}", {1, 3, 9, 16, 22})
+@route("GET", "storagepool/nodepools/{ref}", NODEPOOLS)
 def get_nodepool(req: Request) -> tuple[int, Any]:
     with _state(req) as state:
-        return 200, {
-            "nodepools": [model.nodepool_view(model.find_nodepool(state, req.params["ref"]))]
-        }
+        pool = model.find_nodepool(state, req.params["ref"])
+        return 200, {"nodepools": [model.nodepool_view(pool, req.version)]}
 
 
 @route("GET", "storagepool/storagepools", {1, 3, 9, 16})
 def list_storagepools(req: Request) -> tuple[int, Any]:
+    """Tiers and node pools, each with a type; toplevels hides tiered node pools."""
+    toplevels = (req.arg("toplevels") or "").lower() == "true"
     with _state(req) as state:
-        pools = [{**model.tier_view(state, t), "type": "tier"} for t in state["tiers"]]
-        pools += [{**model.nodepool_view(p), "type": "nodepool"} for p in state["nodepools"]]
+        pools = [{**model.tier_view(state, t, req.version), "type": "tier"} for t in state["tiers"]]
+        pools += [
+            {**model.nodepool_view(p, req.version), "type": "nodepool"}
+            for p in state["nodepools"]
+            if not (toplevels and p["tier"])
+        ]
     return 200, {"storagepools": pools, "total": len(pools)}
 
 
 @route("GET", "storagepool/settings", {1, 5, 16, 18})
 def get_sp_settings(req: Request) -> tuple[int, Any]:
     with _state(req) as state:
-        return 200, {"settings": state["storagepool_settings"]}
+        settings = dict(state["storagepool_settings"])
+    if req.version < 18:
+        for key in ("default_transfer_limit_pct", "default_transfer_limit_state"):
+            settings.pop(key, None)
+    return 200, {"settings": settings}
 
 
 @route("PUT", "storagepool/settings", {1, 5, 16, 18})
 def put_sp_settings(req: Request) -> tuple[int, Any]:
     with _state(req, write=True) as state:
-        settings = state["storagepool_settings"]
-        model._only(req.body, set(settings) - {"global_namespace_acceleration_state"})
-        settings.update(req.body)
+        model.update_sp_settings(state, req.body, req.version)
     return 204, None
 
 
-# ---- file pool policies ---------------------------------------------------------------
+@route("GET", "storagepool/status", {1})
+def sp_status(req: Request) -> tuple[int, Any]:
+    return 200, objects.storagepool_status()
 
 
-@route("GET", "filepool/policies", {1, 4, 12})
+@route("GET", "storagepool/unprovisioned", {1})
+def sp_unprovisioned(req: Request) -> tuple[int, Any]:
+    return 200, objects.storagepool_unprovisioned()
+
+
+# ---- file pool policies (spec sections 3-4, addendum section 1.9) -------------------------
+
+POLICIES = {1, 4, 12}
+
+
+@route("GET", "filepool/policies", POLICIES)
 def list_policies(req: Request) -> tuple[int, Any]:
     with _state(req) as state:
         policies = sorted(state["filepool_policies"], key=lambda p: p["apply_order"])
     return 200, {"policies": policies, "total": len(policies)}
 
 
-@route("POST", "filepool/policies", {1, 4, 12})
+@route("POST", "filepool/policies", POLICIES)
 def create_policy(req: Request) -> tuple[int, Any]:
     with _state(req, write=True) as state:
         return 201, {"id": model.create_policy(state, req.body)}
 
 
-@route("GET", "filepool/policies/{ref}", {1, 4, 12})
+@route("GET", "filepool/policies/{ref}", POLICIES)
 def get_policy(req: Request) -> tuple[int, Any]:
     with _state(req) as state:
         return 200, {"policies": [model.find_policy(state, req.params["ref"])]}
 
 
-@route("PUT", "filepool/policies/{ref}", {1, 4, 12})
+@route("PUT", "filepool/policies/{ref}", POLICIES)
 def put_policy(req: Request) -> tuple[int, Any]:
     with _state(req, write=True) as state:
         model.update_policy(state, req.params["ref"], req.body)
     return 204, None
 
 
-@route("DELETE", "filepool/policies/{ref}", {1, 4, 12})
+@route("DELETE", "filepool/policies/{ref}", POLICIES)
 def delete_policy(req: Request) -> tuple[int, Any]:
     with _state(req, write=True) as state:
         model.delete_policy(state, req.params["ref"])
@@ -178,11 +230,26 @@ def get_default_policy(req: Request) -> tuple[int, Any]:
 def put_default_policy(req: Request) -> tuple[int, Any]:
     with _state(req, write=True) as state:
         model._only(req.body, {"actions"})
-        state["default_policy"]["actions"] = model.validate_actions(req.body.get("actions", []))
+        actions = model.validate_actions(state, req.body.get("actions", []))
+        state["default_policy"]["actions"] = actions
     return 204, None
 
 
-# ---- file system settings -------------------------------------------------------------
+@route("GET", "filepool/templates", {4})
+def list_templates(req: Request) -> tuple[int, Any]:
+    return 200, {"templates": objects.TEMPLATES}
+
+
+@route("GET", "filepool/templates/{ref}", {4})
+def get_template(req: Request) -> tuple[int, Any]:
+    ref = req.params["ref"]
+    found = [t for t in objects.TEMPLATES if ref in (t["name"], str(t["id"]))]
+    if not found:
+        raise model.not_found(f"File pool template {ref}")
+    return 200, {"templates": found}
+
+
+# ---- file system settings (spec section 5) -----------------------------------------------
 
 
 @route("GET", "filesystem/settings/access-time", {1})
@@ -198,67 +265,122 @@ def put_access_time(req: Request) -> tuple[int, Any]:
     return 204, None
 
 
-# ---- jobs ---------------------------------------------------------------------------------
+# ---- jobs (spec section 7, addendum sections 1.11 and 5) ----------------------------------
+
+JOBS = {1, 3, 7, 10, 19, 21}
 
 
-@route("GET", "job/jobs", {1, 3, 7, 10})
+@route("GET", "job/jobs", JOBS)
 def list_jobs(req: Request) -> tuple[int, Any]:
+    """Running and paused jobs only (spec section 7); `state` filters further."""
+    opts, offset = listing.options(req.query)
     with _state(req) as state:
-        jobs = [j for j in state["jobs"] if j["state"] not in model.JOB_FINAL_STATES]
-    return 200, {"jobs": jobs, "total": len(jobs), "resume": None}
+        active = [jobs.view(j) for j in state["jobs"] if j["state"] not in jobs.FINAL_STATES]
+    if "state" in opts:
+        active = [j for j in active if j["state"] == opts["state"]]
+    return 200, listing.page(active, opts, offset, "jobs")
 
 
-@route("POST", "job/jobs", {1, 3, 7, 10})
+@route("POST", "job/jobs", JOBS)
 def post_job(req: Request) -> tuple[int, Any]:
+    kind = (req.body or {}).get("type") if isinstance(req.body, dict) else None
+    visits = kind in ("SmartPools", "SmartPoolsTree", "FilePolicy", "SetProtectPlus")
+    files = jobs.count_files(req.server.ifs_root) if visits else 0
     with _state(req, write=True) as state:
-        job = model.start_job(state, req.body)
-    req.server.run_job_async(job["id"])
+        job = model.start_job(state, req.body, files, req.server.store.timing())
     return 201, {"id": job["id"]}
 
 
-@route("GET", "job/jobs/{ref}", {1, 3, 7, 10})
+@route("GET", "job/jobs/{ref}", JOBS)
 def get_job(req: Request) -> tuple[int, Any]:
-    # Spec section 12: whether finished jobs stay readable here is unverified; they do.
+    # addendum section 8: whether finished jobs stay readable here is unverified;
+    # dellemc.powerscale's wait assumes they do (a 404 fails it), so they stay.
     with _state(req) as state:
-        return 200, {"jobs": [model.find_job(state, req.params["ref"])]}
+        return 200, {"jobs": [jobs.view(model.find_job(state, req.params["ref"]))]}
 
 
-@route("PUT", "job/jobs/{ref}", {1, 3, 7, 10})
+@route("PUT", "job/jobs/{ref}", JOBS)
 def put_job(req: Request) -> tuple[int, Any]:
     with _state(req, write=True) as state:
         job = model.find_job(state, req.params["ref"])
         model._only(req.body, {"state", "policy", "priority"})
+        if not req.body:
+            raise model.bad_request("At least one field is required")
         wanted = req.body.get("state")
         if wanted not in (None, "run", "pause", "cancel"):
             raise model.bad_request(f"Unknown job state {wanted!r}", "state")
-        if job["state"] in model.JOB_FINAL_STATES and wanted:
+        priority = req.body.get("priority")
+        if priority is not None and (
+            isinstance(priority, bool) or not isinstance(priority, int) or not 1 <= priority <= 10
+        ):
+            raise model.bad_request("priority must be an integer from 1 to 10", "priority")
+        if "policy" in req.body and req.body["policy"] not in jobs.POLICIES:
+            raise model.bad_request(f"Unknown impact policy {req.body['policy']!r}", "policy")
+        if job["state"] in jobs.FINAL_STATES:
             raise model.ApiError(409, "AEC_CONFLICT", f"Job {job['id']} has already finished")
-        if wanted == "cancel":
-            job.update(
-                state="cancelled_user", control_state="cancelled_user", end_time=int(time.time())
-            )
-        elif wanted == "pause":
-            job.update(state="paused_user", control_state="paused_user")
-        elif wanted == "run":
-            job.update(state="running", control_state="running")
+        if wanted:
+            jobs.control(state, job, wanted)
+        if priority is not None:
+            job["priority"] = priority
+        if "policy" in req.body:
+            job.update(policy=req.body["policy"], impact=jobs.IMPACT[req.body["policy"]])
     return 204, None
 
 
-@route("GET", "job/recent", {3, 7, 10})
+@route("GET", "job/recent", {3})
 def recent_jobs(req: Request) -> tuple[int, Any]:
+    """Finished jobs, newest first; limit defaults to 8, at most 100 (addendum 1.11)."""
+    try:
+        limit = int(req.arg("limit", "8"))
+    except ValueError:
+        raise model.bad_request("limit must be an integer", "limit") from None
+    if not 1 <= limit <= 100:
+        raise model.bad_request("limit must be from 1 to 100", "limit")
     with _state(req) as state:
-        jobs = [j for j in state["jobs"] if j["state"] in model.JOB_FINAL_STATES][-20:]
-    return 200, {"recent_jobs": jobs, "total": len(jobs)}
+        done = [jobs.view(j) for j in state["jobs"] if j["state"] in jobs.FINAL_STATES]
+    done = list(reversed(done))[:limit]
+    return 200, {"recent_jobs": done, "total": len(done)}
 
 
-@route("GET", "job/types", {1, 3, 7})
+def _job_records(req: Request, key: str) -> tuple[int, Any]:
+    opts, offset = listing.options(req.query)
+    with _state(req) as state:
+        items = list(state.get(key, []))
+    for name in ("job_id", "job_type"):
+        if name in opts:
+            items = [i for i in items if str(i[name]) == opts[name]]
+    return 200, listing.page(items, opts, offset, key.removeprefix("job_"))
+
+
+@route("GET", "job/reports", {3, 7})
+def job_reports(req: Request) -> tuple[int, Any]:
+    return _job_records(req, "job_reports")
+
+
+@route("GET", "job/events", {3})
+def job_events(req: Request) -> tuple[int, Any]:
+    return _job_records(req, "job_events")
+
+
+@route("GET", "job/job-summary", {7, 16, 19})
+def job_summary(req: Request) -> tuple[int, Any]:
+    with _state(req) as state:
+        return 200, objects.job_summary(state, req.version)
+
+
+@route("GET", "job/types", {1})
 def job_types(req: Request) -> tuple[int, Any]:
+    opts, _ = listing.options(req.query)
     with _state(req) as state:
         types = list(state["job_types"].values())
-    return 200, {"types": types, "total": len(types)}
+    if opts.get("show_all", "").lower() != "true":
+        types = [t for t in types if not t["hidden"]]
+    body = listing.page(types, opts, 0, "types")
+    body.pop("resume")
+    return 200, body
 
 
-@route("GET", "job/types/{ref}", {1, 3, 7})
+@route("GET", "job/types/{ref}", {1})
 def job_type(req: Request) -> tuple[int, Any]:
     with _state(req) as state:
         if req.params["ref"] not in state["job_types"]:
@@ -266,101 +388,239 @@ def job_type(req: Request) -> tuple[int, Any]:
         return 200, {"types": [state["job_types"][req.params["ref"]]]}
 
 
-@route("PUT", "job/types/{ref}", {1, 3, 7})
+@route("PUT", "job/types/{ref}", {1})
 def put_job_type(req: Request) -> tuple[int, Any]:
     with _state(req, write=True) as state:
         if req.params["ref"] not in state["job_types"]:
             raise model.not_found(f"Job type {req.params['ref']}")
-        model._only(req.body, {"enabled", "policy", "priority", "schedule"})
-        state["job_types"][req.params["ref"]].update(req.body)
+        body = req.body
+        model._only(body, {"enabled", "policy", "priority", "schedule"})
+        if "enabled" in body and not isinstance(body["enabled"], bool):
+            raise model.bad_request("enabled must be a boolean", "enabled")
+        if "policy" in body and body["policy"] not in jobs.POLICIES:
+            raise model.bad_request(f"Unknown impact policy {body['policy']!r}", "policy")
+        priority = body.get("priority")
+        if priority is not None and (
+            isinstance(priority, bool) or not isinstance(priority, int) or not 1 <= priority <= 10
+        ):
+            raise model.bad_request("priority must be an integer from 1 to 10", "priority")
+        if "schedule" in body and not isinstance(body["schedule"], str):
+            raise model.bad_request("schedule must be a string", "schedule")
+        state["job_types"][req.params["ref"]].update(body)
     return 204, None
 
 
-# ---- protocols, network, cluster ---------------------------------------------------------
+# ---- NFS exports (spec section 8, addendum section 1.10) ----------------------------------
+
+EXPORTS = {1, 2, 4, 19, 20, 22}
 
 
-@route("GET", "protocols/nfs/exports", {1, 2, 4, 20, 22})
-def list_exports(req: Request) -> tuple[int, Any]:
+def _zone(req: Request, state: dict[str, Any]) -> str:
     zone = req.arg("zone", "System")
+    if zone not in {z["name"] for z in model.zones(state)}:
+        raise model.not_found(f"Zone {zone}")
+    return zone
+
+
+@route("GET", "protocols/nfs/exports", EXPORTS)
+def list_exports(req: Request) -> tuple[int, Any]:
+    """Exports of one zone; `path` keeps those that explicitly name one of the paths."""
+    opts, offset = listing.options(req.query)
     with _state(req) as state:
-        exports = [e for e in state["nfs_exports"] if e.get("zone", "System") == zone]
-    return 200, {"exports": exports, "total": len(exports), "resume": None}
+        zone = opts.get("zone", "System")
+        if zone not in {z["name"] for z in model.zones(state)}:
+            raise model.not_found(f"Zone {zone}")
+        exports = [e for e in state["nfs_exports"] if e["zone"] == zone]
+    if "path" in opts:
+        wanted = set(opts["path"].split(","))
+        exports = [e for e in exports if wanted & set(e["paths"])]
+    body = listing.page(exports, opts, offset, "exports", max_limit=5000)
+    body["digest"] = hashlib.sha1(json.dumps(exports, sort_keys=True).encode()).hexdigest()
+    return 200, body
 
 
-@route("POST", "protocols/nfs/exports", {1, 2, 4, 20, 22})
+@route("POST", "protocols/nfs/exports", EXPORTS)
 def create_export(req: Request) -> tuple[int, Any]:
     with _state(req, write=True) as state:
-        return 201, {"id": model.create_export(state, req.body, req.arg("zone", "System"))}
+        zone = _zone(req, state)
+        return 201, {"id": model.create_export(state, req.body, zone, req.server.ifs_root)}
 
 
-@route("GET", "protocols/nfs/exports/{ref}", {1, 2, 4, 20, 22})
+@route("GET", "protocols/nfs/exports/{ref}", EXPORTS)
 def get_export(req: Request) -> tuple[int, Any]:
     with _state(req) as state:
-        return 200, {"exports": [model.find_export(state, req.params["ref"])]}
+        export = model.find_export(state, req.params["ref"], _zone(req, state))
+        return 200, {"exports": [export]}
 
 
-@route("PUT", "protocols/nfs/exports/{ref}", {1, 2, 4, 20, 22})
+@route("PUT", "protocols/nfs/exports/{ref}", EXPORTS)
 def put_export(req: Request) -> tuple[int, Any]:
     with _state(req, write=True) as state:
-        model.update_export(state, req.params["ref"], req.body)
+        zone = _zone(req, state)
+        model.update_export(state, req.params["ref"], req.body, zone, req.server.ifs_root)
     return 204, None
 
 
-@route("DELETE", "protocols/nfs/exports/{ref}", {1, 2, 4, 20, 22})
+@route("DELETE", "protocols/nfs/exports/{ref}", EXPORTS)
 def delete_export(req: Request) -> tuple[int, Any]:
     with _state(req, write=True) as state:
-        state["nfs_exports"].remove(model.find_export(state, req.params["ref"]))
+        export = model.find_export(state, req.params["ref"], _zone(req, state))
+        state["nfs_exports"].remove(export)
     return 204, None
 
 
-@route("GET", "network/interfaces", {3, 4, 7})
-def interfaces(req: Request) -> tuple[int, Any]:
+# ---- zones, network, cluster (addendum sections 1.1-1.6) ---------------------------------
+
+
+@route("GET", "zones", {1, 3})
+def list_zones(req: Request) -> tuple[int, Any]:
     with _state(req) as state:
-        cluster = state["cluster"]
-        items = [
-            {
-                "id": f"{node['lnn']}:40gige-1",
-                "lnn": node["lnn"],
-                "name": "40gige-1",
-                "ip_addrs": node["addresses"],
-                "owners": [
-                    {
-                        "groupnet": cluster["groupnet"],
-                        "subnet": cluster["subnet"],
-                        "pool": cluster["pool"],
-                        "ip_addrs": node["addresses"],
-                        "type": "static",
-                    }
-                ]
-                if node["addresses"]
-                else [],
-                "status": "up",
-                "type": "40gige",
-                "linklayer": "ethernet",
-            }
-            for node in cluster["nodes"]
+        return 200, {"zones": model.zones(state)}
+
+
+@route("GET", "zones/{ref}", {1, 3})
+def get_zone(req: Request) -> tuple[int, Any]:
+    # addendum section 1.5: dellemc.powerscale passes the zone name as the id
+    with _state(req) as state:
+        found = [
+            z for z in model.zones(state) if req.params["ref"] in (z["name"], str(z["zone_id"]))
         ]
-    return 200, {"interfaces": items, "total": len(items)}
+    if not found:
+        raise model.not_found(f"Zone {req.params['ref']}")
+    return 200, {"zones": found}
 
 
-@route("GET", "cluster/config", {1, 3, 5, 7})
+NETWORK_POOLS = {3, 16, 18, 19, 21}
+SUBNETS = {3, 7, 16, 21}
+
+
+@route("GET", "network/interfaces", {3, 7, 16, 18, 21})
+def list_interfaces(req: Request) -> tuple[int, Any]:
+    opts, offset = listing.options(req.query)
+    with _state(req) as state:
+        items = objects.interfaces(state, req.version)
+    if "lnn" in opts:
+        lnns = {int(x) for x in opts["lnn"].split(",") if x.strip().isdigit()}
+        items = [i for i in items if i["lnn"] in lnns]
+    body = listing.page(items, opts, offset, "interfaces", default_sort=None)
+    if req.version >= 21:
+        body["errors"] = []
+    return 200, body
+
+
+@route("GET", "network/groupnets", {3, 10})
+def list_groupnets(req: Request) -> tuple[int, Any]:
+    with _state(req) as state:
+        return 200, _listed(req, objects.groupnets(state), "groupnets")
+
+
+@route("GET", "network/groupnets/{groupnet}", {3, 10})
+def get_groupnet(req: Request) -> tuple[int, Any]:
+    with _state(req) as state:
+        found = [g for g in objects.groupnets(state) if g["name"] == req.params["groupnet"]]
+    if not found:
+        raise model.not_found(f"Groupnet {req.params['groupnet']}")
+    return 200, {"groupnets": found}
+
+
+@route("GET", "network/groupnets/{groupnet}/subnets", SUBNETS)
+def list_groupnet_subnets(req: Request) -> tuple[int, Any]:
+    with _state(req) as state:
+        items = objects.subnets(state, req.params["groupnet"], req.version)
+    return 200, _listed(req, items, "subnets")
+
+
+@route("GET", "network/groupnets/{groupnet}/subnets/{subnet}", SUBNETS)
+def get_subnet(req: Request) -> tuple[int, Any]:
+    with _state(req) as state:
+        items = objects.subnets(state, req.params["groupnet"], req.version)
+    found = [s for s in items if s["name"] == req.params["subnet"]]
+    if not found:
+        raise model.not_found(f"Subnet {req.params['subnet']}")
+    return 200, {"subnets": found}
+
+
+@route("GET", "network/subnets", {7, 16, 21})
+def list_subnets(req: Request) -> tuple[int, Any]:
+    with _state(req) as state:
+        items = objects.subnets(state, req.arg("groupnet"), req.version)
+    return 200, _listed(req, items, "subnets")
+
+
+@route("GET", "network/groupnets/{groupnet}/subnets/{subnet}/pools", NETWORK_POOLS)
+def list_subnet_pools(req: Request) -> tuple[int, Any]:
+    with _state(req) as state:
+        items = objects.pools(state, req.params["groupnet"], req.params["subnet"], req.version)
+    return 200, _listed(req, items, "pools")
+
+
+@route("GET", "network/groupnets/{groupnet}/subnets/{subnet}/pools/{pool}", NETWORK_POOLS)
+def get_pool(req: Request) -> tuple[int, Any]:
+    with _state(req) as state:
+        items = objects.pools(state, req.params["groupnet"], req.params["subnet"], req.version)
+    found = [p for p in items if p["name"] == req.params["pool"]]
+    if not found:
+        raise model.not_found(f"Pool {req.params['pool']}")
+    return 200, {"pools": found}
+
+
+@route("GET", "network/pools", NETWORK_POOLS)
+def list_pools(req: Request) -> tuple[int, Any]:
+    """All pools; filters groupnet, subnet, access_zone, alloc_method (addendum 1.6)."""
+    opts, offset = listing.options(req.query)
+    with _state(req) as state:
+        items = objects.pools(state, None, None, req.version)
+    for name in ("groupnet", "subnet", "access_zone", "alloc_method"):
+        if name in opts:
+            items = [p for p in items if p[name] == opts[name]]
+    return 200, listing.page(items, opts, offset, "pools")
+
+
+@route("GET", "cluster/config", {1, 3, 5, 7, 17})
 def cluster_config(req: Request) -> tuple[int, Any]:
     with _state(req) as state:
-        cluster = state["cluster"]
-        release = cluster["release"]
-    return 200, {
-        "name": cluster["name"],
-        "guid": cluster["guid"],
-        "local_lnn": req.server.lnn,
-        "devices": [{"devid": n["lnn"], "lnn": n["lnn"]} for n in cluster["nodes"]],
-        "onefs_version": {
-            "release": release,
-            "version": release,
-            "type": "Isilon OneFS",
-            "build": f"B_{release.replace('.', '_')}_SIM",
-            "revision": "0",
-        },
-    }
+        return 200, objects.cluster_config(state, req.server.lnn, req.version)
+
+
+@route("GET", "cluster/identity", {1, 3, 5})
+def cluster_identity(req: Request) -> tuple[int, Any]:
+    with _state(req) as state:
+        return 200, objects.cluster_identity(state)
+
+
+@route("PUT", "cluster/identity", {1, 3, 5})
+def put_cluster_identity(req: Request) -> tuple[int, Any]:
+    with _state(req, write=True) as state:
+        objects.update_identity(state, req.body)
+    return 204, None
+
+
+@route("GET", "cluster/version", {3})
+def cluster_version(req: Request) -> tuple[int, Any]:
+    with _state(req) as state:
+        return 200, objects.cluster_version(state)
+
+
+@route("GET", "cluster/nodes", {3, 5, 7, 10, 16})
+def cluster_nodes(req: Request) -> tuple[int, Any]:
+    with _state(req) as state:
+        nodes = objects.cluster_nodes(state)
+    return 200, {"nodes": nodes, "total": len(nodes)}
+
+
+@route("GET", "cluster/nodes/{lnn}", {3, 5, 7, 10, 16})
+def cluster_node(req: Request) -> tuple[int, Any]:
+    with _state(req) as state:
+        found = [n for n in objects.cluster_nodes(state) if str(n["lnn"]) == req.params["lnn"]]
+    if not found:
+        raise model.not_found(f"Node {req.params['lnn']}")
+    return 200, {"nodes": found}
+
+
+@route("GET", "cluster/external-ips", {2})
+def cluster_external_ips(req: Request) -> tuple[int, Any]:
+    with _state(req) as state:
+        return 200, objects.external_ips(state)
 
 
 # ---- the server ---------------------------------------------------------------------------
@@ -430,20 +690,12 @@ class Simulator(ThreadingHTTPServer):
         with self.log_lock, open(self.store.path.parent / "requests.log", "a") as log:
             log.write(line)
 
-    def run_job_async(self, job_id: int) -> None:
-        """Run a started job in the background, as OneFS's job engine does."""
-
-        def work() -> None:
-            with self.store.transaction(write=True) as state:
-                job = model.find_job(state, str(job_id))
-                if job["state"] == "running" and job["type"] == "SmartPools":
-                    smartpools.run_job(state, job, self.ifs_root)
-                elif job["state"] == "running":
-                    job.update(
-                        state="succeeded", control_state="succeeded", end_time=int(time.time())
-                    )
-
-        threading.Thread(target=work, daemon=True).start()
+    def finish_job(self, state: dict[str, Any], job: dict[str, Any]) -> str:
+        """A job's work when its time is up (jobs.advance): SmartPools evaluates the
+        file pool policies against /ifs; the lab's other job types have nothing to do."""
+        if job["type"] == "SmartPools":
+            return smartpools.run_job(state, job, self.ifs_root)
+        return "Completed"
 
 
 def latest_version(store: model.Store) -> int:
@@ -470,6 +722,9 @@ class PapiHandler(BaseHTTPRequestHandler):
 
     def do_DELETE(self) -> None:
         self._dispatch("DELETE")
+
+    def do_PATCH(self) -> None:
+        self._dispatch("PATCH")
 
     def _send(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
         self.server.log_change(self.command, self.path, status)
@@ -591,43 +846,55 @@ class PapiHandler(BaseHTTPRequestHandler):
             },
         )
 
+    def _route(self, method: str, url: Any, token: str, resource: str, latest: int) -> None:
+        """Serve /platform/<token>/<resource> as OneFS's versioned_mapper does (addendum
+        section 2): a version no release up to the cluster's registers (or one above
+        its latest) is 404; otherwise the newest handler version <= N serves it; a
+        non-numeric version means the newest. The 404 message has the form of the
+        captured one: "Path not found: /4/protocols/smb/shares." (no /platform)."""
+        missing = model.ApiError(404, "AEC_NOT_FOUND", f"Path not found: /{token}/{resource}.")
+        if token == "latest":
+            raise missing  # addendum section 2: /platform/latest/<x> is 404
+        version = int(token) if token.isdigit() else latest
+        if version not in releases.served_versions(latest):
+            raise missing
+        candidates = []
+        for route_method, pattern, versions, handler in ROUTES:
+            found = pattern.match(resource)
+            usable = [v for v in versions if v <= version]
+            if found and usable:
+                candidates.append((route_method, max(usable), found, handler))
+        if not candidates:
+            raise missing
+        mine = [c for c in candidates if c[0] == method]
+        if not mine:
+            raise model.ApiError(405, "AEC_METHOD_NOT_ALLOWED", f"Method {method} not allowed")
+        _, served, found, handler = max(mine, key=lambda c: c[1])
+        body = self._read_body() if method in ("POST", "PUT") else None
+        params = {name: unquote(value) for name, value in found.groupdict().items()}
+        status, payload = handler(Request(self.server, params, parse_qs(url.query), body, served))
+        self._send(status, payload)
+
     def _dispatch(self, method: str) -> None:
         url = urlparse(self.path)
         try:
             self.server.inject_fault(method, url.path)
             if url.path.rstrip("/") == "/session/1/session":
+                if method == "POST" and url.path.endswith("/"):
+                    # addendum section 0: on 9.5.0.1 a login POST with the trailing
+                    # slash is 404 (dell/csm#852); DELETE with it is how the SDK logs out
+                    raise model.ApiError(404, "AEC_NOT_FOUND", f"Path not found: {url.path}.")
                 self._session(method)
                 return
             self._authenticate(method)
+            latest = latest_version(self.server.store)
             if url.path.rstrip("/") == "/platform/latest" and method == "GET":
-                self._send(200, {"latest": str(latest_version(self.server.store))})
+                self._send(200, {"latest": str(latest)})
                 return
-            match = re.match(r"^/platform/(\d+)/(.+?)/?$", url.path)
+            match = re.match(r"^/platform/(\w+)/(.+?)/?$", url.path)
             if not match:
                 raise model.not_found(f"Path {url.path}")
-            version, resource = int(match.group(1)), match.group(2)
-            for route_method, pattern, versions, handler in ROUTES:
-                found = pattern.match(resource)
-                if not found:
-                    continue
-                if not any(v <= version for v in versions):
-                    raise model.not_found(f"Path {url.path}")
-                if route_method != method:
-                    continue
-                body = self._read_body() if method in ("POST", "PUT") else None
-                status, payload = handler(
-                    Request(
-                        self.server,
-                        {name: unquote(value) for name, value in found.groupdict().items()},
-                        parse_qs(url.query),
-                        body,
-                    )
-                )
-                self._send(status, payload)
-                return
-            if any(p.match(resource) for _, p, _, _ in ROUTES):
-                raise model.ApiError(405, "AEC_METHOD_NOT_ALLOWED", f"Method {method} not allowed")
-            raise model.not_found(f"Path {url.path}")
+            self._route(method, url, match.group(1), match.group(2), latest)
         except model.ApiError as error:
             self._error(error)
         except Exception as exc:  # a simulator bug must still answer like the API

@@ -1,8 +1,10 @@
 """The `isi` command of the simulated cluster: what the papers' tiering procedure types.
 
     isi get -D <path>                 where a file lives (disk pool policy, data target)
-    isi job jobs start SmartPools     start the SmartPools job (waits with --wait)
-    isi job jobs list | view <id>     running jobs, one job
+    isi job jobs start SmartPools     start the SmartPools job (returns at once, as on
+                                      OneFS; --wait polls until it has finished)
+    isi job jobs list | view <id>     running and paused jobs, one job
+    isi job jobs pause|resume|cancel <id>
     isi status                        cluster, node pools and tiers, running jobs
     isi storagepool tiers list        tiers and their node pools
     isi filepool policies list        file pool policies in apply order
@@ -14,12 +16,38 @@ It works on the shared state file directly (same lock as the API servers).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import time
+from collections.abc import Iterator
 from typing import Any
 
-from . import model, smartpools
+from . import jobs, model, smartpools
+
+
+@contextlib.contextmanager
+def _state(store: model.Store, ifs_root: str) -> Iterator[dict[str, Any]]:
+    """The shared state with jobs brought up to now, as every API node sees it."""
+
+    def finish(state: dict[str, Any], job: dict[str, Any]) -> str:
+        if job["type"] == "SmartPools":
+            return smartpools.run_job(state, job, ifs_root)
+        return "Completed"
+
+    with store.transaction(write=True) as state:
+        jobs.advance(state, finish)
+        yield state
+
+
+def wait_for(store: model.Store, ifs_root: str, job_id: int, poll: float = 0.2) -> str:
+    """Poll until the job reaches a final state; its state."""
+    while True:
+        with _state(store, ifs_root) as state:
+            job = model.find_job(state, str(job_id))
+            if job["state"] in jobs.FINAL_STATES:
+                return job["state"]
+        time.sleep(poll)
 
 
 def _ifs_path(path: str, ifs_root: str) -> tuple[str, str]:
@@ -83,7 +111,7 @@ def main(argv: list[str], store: model.Store, ifs_root: str) -> int:
     words = args.words
 
     if words[0] == "get" and len(words) == 2:
-        with store.transaction() as state:
+        with _state(store, ifs_root) as state:
             print(get_d(state, words[1], ifs_root))
         return 0
     if words[:3] == ["job", "jobs", "start"] and len(words) == 4:
@@ -92,43 +120,54 @@ def main(argv: list[str], store: model.Store, ifs_root: str) -> int:
             body["policy"] = args.policy
         if args.priority:
             body["priority"] = args.priority
+        files = jobs.count_files(ifs_root)
         try:
-            with store.transaction(write=True) as state:
-                job = model.start_job(state, body)
-                # The CLI has no job engine to hand over to: it runs the job here.
-                if job["type"] == "SmartPools":
-                    smartpools.run_job(state, job, ifs_root)
-                else:
-                    job.update(
-                        state="succeeded", control_state="succeeded", end_time=int(time.time())
-                    )
+            with _state(store, ifs_root) as state:
+                job = model.start_job(state, body, files, store.timing())
         except model.ApiError as error:
             print(f"isi: {error.message}", file=sys.stderr)
             return 1
         print(f"Started job [{job['id']}]")
+        if args.wait:
+            final = wait_for(store, ifs_root, job["id"])
+            print(f"Job [{job['id']}] {final}")
+            return 0 if final == "succeeded" else 1
+        return 0
+    control = {"pause": "pause", "resume": "run", "cancel": "cancel"}
+    if words[:2] == ["job", "jobs"] and len(words) == 4 and words[2] in control:
+        with _state(store, ifs_root) as state:
+            try:
+                job = model.find_job(state, words[3])
+            except model.ApiError as error:
+                print(f"isi: {error.message}", file=sys.stderr)
+                return 1
+            if job["state"] in jobs.FINAL_STATES:
+                print(f"isi: Job {job['id']} has already finished", file=sys.stderr)
+                return 1
+            jobs.control(state, job, control[words[2]])
         return 0
     if words[:3] == ["job", "jobs", "list"]:
-        with store.transaction() as state:
-            jobs = [j for j in state["jobs"] if j["state"] not in model.JOB_FINAL_STATES]
+        with _state(store, ifs_root) as state:
+            active = [j for j in state["jobs"] if j["state"] not in model.JOB_FINAL_STATES]
         print("ID  Type                State       Impact  Pri   Phase")
         print("-" * 58)
-        for job in jobs:
+        for job in active:
             print(job_line(job))
         print("-" * 58)
-        print(f"Total: {len(jobs)}")
+        print(f"Total: {len(active)}")
         return 0
     if words[:3] == ["job", "jobs", "view"] and len(words) == 4:
-        with store.transaction() as state:
+        with _state(store, ifs_root) as state:
             try:
                 job = model.find_job(state, words[3])
             except model.ApiError as error:
                 print(f"isi: {error.message}", file=sys.stderr)
                 return 1
         for key in ("id", "type", "state", "impact", "policy", "priority", "progress"):
-            print(f"{key.replace('_', ' ').title():>12}: {job[key]}")
+            print(f"{key.replace('_', ' ').title():>12}: {job.get(key, '-')}")
         return 0
     if words == ["status"]:
-        with store.transaction() as state:
+        with _state(store, ifs_root) as state:
             cluster = state["cluster"]
             print(f"Cluster Name: {cluster['name']}")
             print("Cluster Health:     [  OK ]")

@@ -153,8 +153,12 @@ def placement_for(state: dict[str, Any], facts: dict[str, Any], now: float) -> d
     }
 
 
-def run_job(state: dict[str, Any], job: dict[str, Any], ifs_root: str) -> None:
-    """Evaluate every file under ifs_root and record its placement; finish the job."""
+def run_job(state: dict[str, Any], job: dict[str, Any], ifs_root: str) -> str:
+    """Evaluate every file under ifs_root and record its placement.
+
+    Called by the job engine (jobs.advance) when the job's time is up; returns the
+    job's final progress line.
+    """
     now = time.time()
     placement: dict[str, Any] = {}
     files = 0
@@ -169,16 +173,7 @@ def run_job(state: dict[str, Any], job: dict[str, Any], ifs_root: str) -> None:
             placement[facts["path"]] = placement_for(state, facts, now)
             files += 1
     state["placement"] = placement
-    job.update(
-        {
-            "state": "succeeded",
-            "control_state": "succeeded",
-            "current_phase": job["total_phases"],
-            "progress": f"Processed {files} files",
-            "end_time": int(time.time()),
-            "running_time": max(0, int(time.time()) - job["start_time"]),
-        }
-    )
+    return f"Processed {files} files"
 
 
 def describe(state: dict[str, Any], path: str) -> dict[str, Any]:
