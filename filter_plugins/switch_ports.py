@@ -101,14 +101,7 @@ def model_interfaces(model: str, breakouts: Mapping[str, str] | None = None) -> 
     names: list[str] = []
     for group in entry.groups:
         for n in group.numbers:
-            port = group.port.format(n=n)
-            if port in breakouts and breakouts[port] in group.breakouts:
-                count = group.breakouts[breakouts[port]]
-                names += [group.subport.format(n=n, sub=sub) for sub in range(1, count + 1)]
-            else:
-                names += [
-                    group.interface.format(n=n, lane=lane) for lane in range(1, group.lanes + 1)
-                ]
+            names += group.interfaces(n, breakouts.get(group.port.format(n=n)))
     return names
 
 
@@ -121,7 +114,10 @@ def _interfaces_text(model: Any) -> str:
         text += " unless broken out)" if group.breakouts else ")"
         parts.append(text)
         if group.breakouts:
-            parts.append(group.subport.format(n="N", sub="M") + " once N is broken out")
+            parts.append(
+                group.subport.format(n="N", sub="M")
+                + f" once N is broken out to a map other than {group.native}"
+            )
     return ", ".join(parts)
 
 
@@ -169,16 +165,18 @@ def breakout_map(breakouts: Sequence[Mapping[str, Any]]) -> dict[str, str]:
 
 
 def breakout_plan(breakouts: Sequence[Mapping[str, Any]], model: str) -> list[dict[str, Any]]:
-    """One entry per port: {port, mode, subports: [ethernet1/1/N:1, ...]}, ports in order."""
+    """One entry per port: {port, mode, subports: [ethernet1/1/N:1, ...]}, ports in order.
+
+    A port at its native map keeps its own name, so its one "sub-port" is the port itself
+    (ethernet1/1/N for 100g-1x on a QSFP28 port, addendum Q1).
+    """
     problems = breakout_problems(breakouts, model)
     if problems:
         raise AnsibleFilterError("; ".join(problems))
     groups = _groups_by_port(_model(model))
     plan = []
     for port, mode in breakout_map(breakouts).items():
-        group = groups[port]
-        count = group.breakouts[mode]
-        subports = [group.subport.format(n=_number(port), sub=s) for s in range(1, count + 1)]
+        subports = groups[port].interfaces(_number(port), mode)
         plan.append({"port": port, "mode": mode, "subports": subports})
     return sorted(plan, key=lambda p: [int(n) for n in re.findall(r"\d+", p["port"])])
 

@@ -18,8 +18,12 @@ description:
     it is committed (aborted on any error). Dell OS10 changes go through a transaction
     (C(start transaction) ... C(commit), C(discard) on error) where the switch has them,
     otherwise line by line.
-  - Every command's output is checked for C(% Error) / C(% Invalid) lines; the first one
+  - Every command's output is checked for C(% Error) / C(% Invalid) lines (also when a BEL
+    or terminal escape sequences open the line, as OS10 may print them); the first one
     fails the task with the command, the commands applied so far and the backup path.
+  - Dell OS10 breakouts are planned as the switch takes them. A port at its native map
+    (C(100g-1x) on a QSFP28 port, which every factory port carries) takes a new map in one
+    command; a split port is un-split (C(no interface breakout)) before a new map.
   - The running configuration is backed up on the control host before any change, and
     saved to the startup configuration only once a re-read shows nothing left to change.
   - Check mode computes and returns the remediation without changing anything. Diff mode
@@ -50,6 +54,18 @@ options:
     type: str
     required: true
     no_log: true
+  enable:
+    description:
+      - Enter privileged exec mode with C(enable) right after login. An Arista EOS user lands
+        at C(>) unless the switch has C(aaa authorization exec default local) and the user a
+        privilege of 2-15; nothing is sent to a user who is already at C(#).
+    type: bool
+    default: false
+  enable_secret:
+    description:
+      - The password C(enable) asks for when the switch has an enable secret (netmiko's
+        C(secret)). Without an enable secret on the switch, C(enable) asks for none.
+    type: str
   host_key_checking:
     description: Refuse unknown or changed SSH host keys.
     type: bool
@@ -162,7 +178,7 @@ except ImportError:
 
 def connect(params):
     known_hosts = params["known_hosts"]
-    return ConnectHandler(
+    conn = ConnectHandler(
         device_type=PLATFORMS[params["platform"]].device_type,
         host=params["host"],
         port=params["port"],
@@ -179,11 +195,25 @@ def connect(params):
         allow_agent=False,
         use_keys=False,
         fast_cli=False,
+        secret=params["enable_secret"] or "",
     )
+    if params["enable"]:
+        conn.enable()  # netmiko checks the prompt first: a no-op at `#`
+    return conn
 
 
 def read_running(conn, platform):
-    return conn.send_command(PLATFORMS[platform].show_running, read_timeout=60)
+    command = PLATFORMS[platform].show_running
+    output = conn.send_command(command, read_timeout=60)
+    # An error is not a configuration: an EOS user at `>` gets `% Invalid input
+    # (privileged mode required)`, which must not be taken for an empty switch.
+    error = re.search(ERROR_PATTERN + r".*", output)
+    if error:
+        raise RuntimeError(
+            f"the switch refused `{command}`: {error.group(0).strip()}"
+            " (a user who lands at `>` needs `enable`)"
+        )
+    return output
 
 
 def write_backup(directory, name, running):
@@ -203,6 +233,8 @@ def main():
             "port": {"type": "int", "default": 22},
             "username": {"type": "str", "required": True},
             "password": {"type": "str", "required": True, "no_log": True},
+            "enable": {"type": "bool", "default": False},
+            "enable_secret": {"type": "str", "no_log": True},
             "host_key_checking": {"type": "bool", "default": True},
             "known_hosts": {"type": "path"},
             "intended": {"type": "str", "required": True},

@@ -9,8 +9,9 @@ in MODELS. Everything here is plain data and functions: the module, the role's f
 and the unit tests all read the same tables.
 
 Dell OS10 has no hier_config platform: its driver below builds on the generic one with
-OS10's `!` separators dropped, `no interface breakout 1/1/X` as the negation of a
-breakout, and breakouts ordered before the interface blocks they create.
+OS10's `!` separators dropped. Breakouts are planned before hier_config sees the rest
+(os10_breakout_plan): every QSFP28 port carries a map line, a port at its native map can
+take a new map at once, a split port only after it is un-split.
 """
 
 from __future__ import annotations
@@ -32,8 +33,12 @@ HIER_CONFIG_IMPORT_ERROR = None if HAS_HIER_CONFIG else "No module named 'hier_c
 
 BREAKOUT = "interface breakout"
 # Error lines of both CLIs: `% Error: ...` (OS10), `% Invalid input ...`, `% Incomplete
-# command`, `% Ambiguous command`, `% Cannot commit` (EOS); OS10 may put a BEL first.
-ERROR_PATTERN = r"(?m)^\s*\x07?% ?(Error|Invalid|Incomplete|Ambiguous|Cannot)"
+# command`, `% Ambiguous command`, `% Cannot commit` (EOS). OS10 may put a BEL (switch-cli
+# §1) or terminal escape sequences (colour, cursor: ESC [ ... letter) before the `%`, so
+# any run of those and blanks may open the line.
+ERROR_PATTERN = (
+    r"(?m)^(?:\s|\x07|\x1b\[[0-9;?]*[A-Za-z])*% ?(Error|Invalid|Incomplete|Ambiguous|Cannot)"
+)
 EXEC_PROMPT = r"#\s*$"
 
 
@@ -121,6 +126,81 @@ def push_os10(conn: Any, commands: Sequence[str], options: Mapping[str, Any]) ->
     return None
 
 
+# ---- OS10 breakouts (planned outside hier_config) ------------------------------------------
+
+_OS10_BREAKOUT_LINE = re.compile(r"^interface breakout (\S+) map (\S+)\s*$")
+
+
+def _os10_breakouts(text: str) -> dict[str, str]:
+    """{port: map} of the `interface breakout` lines of an OS10 configuration."""
+    found = {}
+    for line in text.splitlines():
+        match = _OS10_BREAKOUT_LINE.match(line.strip())
+        if match:
+            found[match.group(1)] = match.group(2)
+    return found
+
+
+def _os10_heads(text: str) -> set[str]:
+    return {block[0].strip() for block in _top_level_blocks(text)}
+
+
+def _drop_blocks(text: str, drop: Callable[[str], bool]) -> str:
+    """The configuration without the top-level blocks whose first line `drop` selects."""
+    kept = [block for block in _top_level_blocks(text) if not drop(block[0].strip())]
+    return "\n".join(line for block in kept for line in block) + ("\n" if kept else "")
+
+
+def os10_breakout_plan(
+    running: str, intended: str, owned_patterns: Sequence[str] = ()
+) -> tuple[list[str], str, str]:
+    """Breakout commands in the order OS10 takes them, and both texts without breakouts.
+
+    Every QSFP28 port of a factory OS10 switch carries a breakout line with its native
+    map, and a port at its native map keeps its name `ethernet1/1/N` (switch-cli-addendum
+    Q1). So a port whose running config still has that interface is unsplit: it takes a
+    new map at once (Omnia applies `map 10g-4x` to factory ports). A split port changes
+    map only after `no interface breakout` (Omnia docs), which brings back the native
+    map; a port whose intended map is native (the intended text configures
+    `ethernet1/1/N` itself) needs nothing more. Sub-ports of a port that is un-split are
+    dropped from the running side, so their intended settings are sent again (whether a
+    re-map keeps them is unverified). The rest is left to hier_config.
+    """
+    have, want = _os10_breakouts(running), _os10_breakouts(intended)
+    running_heads, intended_heads = _os10_heads(running), _os10_heads(intended)
+    patterns = [re.compile(p) for p in owned_patterns]
+    owned = set(want) | {
+        port
+        for port, mode in have.items()
+        if any(p.search(f"interface breakout {port} map {mode}") for p in patterns)
+    }
+    commands: list[str] = []
+    unsplit: set[str] = set()
+    for port in sorted(owned, key=lambda p: [int(n) for n in re.findall(r"\d+", p)]):
+        current, wanted = have.get(port), want.get(port)
+        if current == wanted:
+            continue
+        is_native = f"interface ethernet{port}" in running_heads
+        wants_native = wanted is None or f"interface ethernet{port}" in intended_heads
+        if not is_native and current is not None:
+            commands.append(f"no {BREAKOUT} {port}")
+            unsplit.add(port)
+        if not wants_native:
+            commands.append(f"{BREAKOUT} {port} map {wanted}")
+
+    def breakout_or_unsplit(head: str) -> bool:
+        if head.startswith(BREAKOUT + " "):
+            return True
+        match = re.match(r"^interface ethernet(\S+?)(?::\d+)?$", head)
+        return bool(match and match.group(1) in unsplit)
+
+    return (
+        commands,
+        _drop_blocks(running, breakout_or_unsplit),
+        _drop_blocks(intended, lambda head: head.startswith(BREAKOUT + " ")),
+    )
+
+
 # ---- hier_config drivers --------------------------------------------------------------------
 
 
@@ -190,6 +270,9 @@ class SwitchPlatform:
     variables: str  # prefix of the switches role's variables for this platform only
     # remediation lines never sent: the device refuses them and another command covers them
     never_sent: tuple[str, ...] = ()
+    # commands planned before hier_config sees the rest: (running, intended, owned) ->
+    # (commands, running rest, intended rest); OS10 breakouts
+    plan_first: Callable[[str, str, Sequence[str]], tuple[list[str], str, str]] | None = None
 
 
 PLATFORMS: dict[str, SwitchPlatform] = {
@@ -206,6 +289,7 @@ PLATFORMS: dict[str, SwitchPlatform] = {
         # Physical ports cannot be deleted on OS10; un-splitting a breakout removes its
         # sub-ports, so their negation is never sent.
         never_sent=("no interface ethernet",),
+        plan_first=os10_breakout_plan,
     ),
     "arista_eos": SwitchPlatform(
         device_type="arista_eos",
@@ -236,10 +320,17 @@ class PortGroup:
     lanes: int = 1  # interfaces an unsplit port has (EOS lanes /1../4)
     breakouts: Mapping[str, int] = field(default_factory=dict)  # map -> sub-ports it creates
     subport: str = ""  # sub-port name after a breakout: `{n}`, `{sub}`
+    native: str = ""  # the map that keeps the port's own name (no sub-ports)
 
     @property
     def numbers(self) -> range:
         return range(self.first, self.last + 1)
+
+    def interfaces(self, n: int, mode: str | None = None) -> list[str]:
+        """Interface names of port `n` at breakout map `mode` (None: unsplit)."""
+        if mode is None or mode == self.native or mode not in self.breakouts:
+            return [self.interface.format(n=n, lane=lane) for lane in range(1, self.lanes + 1)]
+        return [self.subport.format(n=n, sub=sub) for sub in range(1, self.breakouts[mode] + 1)]
 
 
 @dataclass(frozen=True)
@@ -251,9 +342,8 @@ class PortModel:
 
 
 # Breakout maps of a QSFP28 port on OS10 and the sub-ports each creates (switch-cli §1,
-# addendum Q1). The addendum says a native map (100g-1x on a QSFP28 port) keeps the name
-# ethernet1/1/N on real switches; here, as in the lab's simulator, every map names its
-# sub-ports `:1`..`:k` (unverified for 100g-1x on the S5232F).
+# addendum Q1). The native map (100g-1x on a QSFP28 port) keeps the name ethernet1/1/N;
+# any other map, 40g-1x included, names its sub-ports `:1`..`:k` (addendum Q1 [S8][S10]).
 OS10_QSFP28_BREAKOUTS = {"100g-1x": 1, "40g-1x": 1, "50g-2x": 2, "25g-4x": 4, "10g-4x": 4}
 
 MODELS: dict[str, PortModel] = {
@@ -270,6 +360,7 @@ MODELS: dict[str, PortModel] = {
                 interface="ethernet1/1/{n}",
                 breakouts=OS10_QSFP28_BREAKOUTS,
                 subport="ethernet1/1/{n}:{sub}",
+                native="100g-1x",
             ),
             PortGroup(33, 34, "SFP+", port="1/1/{n}", interface="ethernet1/1/{n}"),
         ),
@@ -353,6 +444,9 @@ def remediation(
     from hier_config import WorkflowRemediation, get_hconfig
 
     entry = get_platform(platform)
+    first: list[str] = []
+    if entry.plan_first is not None:
+        first, running, intended = entry.plan_first(running, intended, owned_patterns)
     current = get_hconfig(entry.driver(), owned_running(running, intended, owned_patterns))
     wanted = get_hconfig(entry.driver(), intended)
     config = WorkflowRemediation(current, wanted).remediation_config
@@ -366,7 +460,9 @@ def remediation(
                 commands.append("exit")
 
     walk(config.children)
-    return [c for c in commands if not (entry.never_sent and c.startswith(entry.never_sent))]
+    return first + [
+        c for c in commands if not (entry.never_sent and c.startswith(entry.never_sent))
+    ]
 
 
 def owned_text(running: str, intended: str, owned_patterns: Sequence[str] = ()) -> str:

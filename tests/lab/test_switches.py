@@ -88,7 +88,31 @@ def test_s5232_carries_the_papers_breakouts_and_ports():
             f"interface ethernet1/1/{port}:1\n no shutdown\n switchport access vlan 1\n!" in config
         )
         assert f"interface ethernet1/1/{port}\n" not in config  # split ports are gone
+    for port in range(1, 21):
+        # ports the inventory does not name keep their factory map and name
+        assert f"interface breakout 1/1/{port} map 100g-1x" in config
+        assert f"interface ethernet1/1/{port}\n no shutdown\n switchport access vlan 1" in config
     assert "interface vlan1\n no shutdown" in config
+
+
+def test_s5232_link_state_follows_the_labs_cabling():
+    device_type, port = SWITCHES["lab-s5232"]
+    with ConnectHandler(
+        device_type=device_type,
+        host="127.0.0.1",
+        port=port,
+        username="admin",
+        password=lab_password("switch"),
+        ssh_strict=True,
+        system_host_keys=False,
+        alt_host_keys=True,
+        alt_key_file=str(ROOT / "lab" / ".state" / "known_hosts"),
+    ) as conn:
+        status = conn.send_command("show interface status")
+    rows = {line[:16].strip(): line[32:].split()[0] for line in status.splitlines()[3:-1]}
+    # inventories/lab/hosts.yml: lab_switch_cabling [1, 2, 3, 21, 22, 23, 24]
+    up = {name for name, state in rows.items() if state == "up"}
+    assert up == {"Eth 1/1/1", "Eth 1/1/2", "Eth 1/1/3"} | {f"Eth 1/1/{n}:1" for n in range(21, 25)}
 
 
 def test_7060_carries_the_papers_settings():

@@ -21,6 +21,7 @@ from typing import Any
 import jinja2
 import pytest
 import yaml
+from ansible.module_utils.parsing.convert_bool import boolean
 from netmiko.exceptions import ConfigInvalidException
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -147,6 +148,7 @@ def render(platform: str, **role_vars: Any) -> str:
         trim_blocks=True,
     )
     env.filters.update(switch_ports.FilterModule().filters())
+    env.filters["bool"] = boolean  # Ansible's `| bool`
     return env.get_template(lib.PLATFORMS[platform].template).render(values)
 
 
@@ -230,8 +232,9 @@ def test_unknown_platform_is_refused_naming_the_supported_ones():
 
 # ---- remediation (pure) ----------------------------------------------------------------
 
-OS10_RUNNING = """! Version 10.4.3E
+OS10_RUNNING = """! Version 10.5.1.3
 !
+interface breakout 1/1/1 map 100g-1x
 interface breakout 1/1/21 map 40g-1x
 interface breakout 1/1/24 map 40g-1x
 !
@@ -246,12 +249,92 @@ interface ethernet1/1/24:1
 """
 OWNED_21_24 = [r"^interface breakout 1/1/2[14] ", r"^interface ethernet1/1/2[14]:\d+$"]
 
+# The DSS 8440 paper's S5232 listing ("DELL EMC NETWORKING S5232 SWITCH", seed 000), in
+# order, without the `!` separators and indentation.
+S5232_SEEDS = (
+    ["ip vrf default"]
+    + [f"interface breakout 1/1/{n} map 40g-1x" for n in range(21, 33)]
+    + ["interface vlan1", "no shutdown"]
+    + [
+        line
+        for n in range(21, 33)
+        for line in (f"interface ethernet1/1/{n}:1", "no shutdown", "switchport access vlan 1")
+    ]
+)
+# What the seeds' breakouts cost from a factory S5232F-ON: one map per port (a native port
+# takes a new map at once), then each new sub-port's settings.
+FACTORY_TO_SEEDS = [f"interface breakout 1/1/{n} map 40g-1x" for n in range(21, 33)] + [
+    line
+    for n in range(21, 33)
+    for line in (f"interface ethernet1/1/{n}:1", "no shutdown", "switchport access vlan 1", "exit")
+]
+
+
+def _dss8440_breakouts() -> list[dict[str, str]]:
+    hosts = yaml.safe_load((ROOT / "inventories/dss8440/hosts.yml").read_text())
+    return hosts["all"]["children"]["switches"]["hosts"]["s5232-1"]["switches_os10_breakouts"]
+
+
+def _seeds_order(config: str) -> list[str]:
+    """The config's blocks that the seeds' listing names, in the config's order, flat."""
+    heads = {line for line in S5232_SEEDS if line.startswith(("interface", "ip vrf"))}
+    return [
+        line.strip()
+        for block in lib._top_level_blocks(config)
+        if block[0] in heads
+        for line in block
+    ]
+
 
 def test_dropped_breakout_of_an_owned_port_is_removed_with_its_sub_ports():
     intended = "interface breakout 1/1/21 map 40g-1x\n!\ninterface ethernet1/1/21:1\n no shutdown\n"
     commands = lib.remediation("dell_os10", OS10_RUNNING, intended, OWNED_21_24)
     # the sub-port goes with the un-split; OS10 cannot delete a physical port itself
     assert commands == ["no interface breakout 1/1/24"]
+
+
+def test_factory_ports_take_their_new_map_without_an_unsplit():
+    factory = os10.render(os10.factory("lab-sw"))
+    intended = render("dell_os10", switches_os10_breakouts=_dss8440_breakouts())
+    commands = lib.remediation("dell_os10", factory, intended, owned_patterns(PAPER_BREAKOUTS))
+    assert commands == FACTORY_TO_SEEDS
+    assert not [c for c in commands if c.startswith("no interface")]
+
+
+def test_a_port_already_at_the_wanted_map_or_native_and_unowned_is_left_alone():
+    running = OS10_RUNNING.replace("1/1/24 map 40g-1x", "1/1/24 map 100g-1x").replace(
+        "interface ethernet1/1/24:1", "interface ethernet1/1/24"
+    )
+    intended = "interface breakout 1/1/21 map 40g-1x\n!\ninterface ethernet1/1/21:1\n no shutdown\n"
+    # 1/1/24 owned but native: nothing to undo; 1/1/1 native and not owned: untouched
+    assert lib.remediation("dell_os10", running, intended, OWNED_21_24) == []
+
+
+def test_a_split_port_goes_back_to_its_native_map_with_one_unsplit():
+    intended = (
+        "interface breakout 1/1/21 map 40g-1x\ninterface breakout 1/1/24 map 100g-1x\n!\n"
+        "interface ethernet1/1/21:1\n no shutdown\n!\ninterface ethernet1/1/24\n no shutdown\n"
+    )
+    commands = lib.remediation("dell_os10", OS10_RUNNING, intended, OWNED_21_24)
+    assert commands == [
+        "no interface breakout 1/1/24",
+        "interface ethernet1/1/24",
+        "no shutdown",
+        "exit",
+    ]
+
+
+def test_a_split_port_changes_map_only_after_an_unsplit_and_its_sub_ports_are_resent():
+    intended = (
+        "interface breakout 1/1/21 map 40g-1x\ninterface breakout 1/1/24 map 10g-4x\n!\n"
+        "interface ethernet1/1/21:1\n no shutdown\n!\n"
+        + "".join(f"interface ethernet1/1/24:{n}\n no shutdown\n!\n" for n in range(1, 5))
+    )
+    commands = lib.remediation("dell_os10", OS10_RUNNING, intended, OWNED_21_24)
+    assert commands[:2] == ["no interface breakout 1/1/24", "interface breakout 1/1/24 map 10g-4x"]
+    # 24:1 existed before, but the re-map recreates it: its settings are sent again
+    assert commands[2:5] == ["interface ethernet1/1/24:1", "no shutdown", "exit"]
+    assert len(commands) == 2 + 4 * 3
 
 
 def test_eos_adds_the_papers_port_channel_members():
@@ -290,6 +373,50 @@ def test_factory_s5232_gets_the_papers_breakouts_in_one_committed_transaction(
     assert "s3cret-pw" not in json.dumps(result)
 
 
+def test_factory_s5232_reaches_the_seeds_configuration_and_a_second_run_computes_nothing(
+    monkeypatch, capsys, s5232
+):
+    breakouts = _dss8440_breakouts()
+    owned = owned_patterns(breakouts)
+    intended = render("dell_os10", switches_os10_breakouts=breakouts)
+    factory = s5232.running()
+    assert "interface breakout 1/1/21 map 100g-1x" in factory  # real-shaped start
+    checked = run_module(monkeypatch, capsys, s5232, intended, owned, check_mode=True)
+    assert checked["changed"] is True and checked["commands"] == FACTORY_TO_SEEDS
+    assert "interface breakout 1/1/21 map 100g-1x" in checked["diff"]["before"]
+    assert "interface breakout 1/1/21 map 40g-1x" in checked["diff"]["after"]
+    assert "interface ethernet1/1/21:1" in checked["diff"]["after"]
+    assert s5232.running() == factory and s5232.connections[-1].config_sent == []
+
+    result = run_module(monkeypatch, capsys, s5232, intended, owned)
+    assert result["changed"] is True and result["saved"] is True, result
+    assert result["commands"] == FACTORY_TO_SEEDS  # one pass: nothing left after it
+    config = s5232.running()
+    assert _seeds_order(config) == S5232_SEEDS
+    assert all(f"interface breakout 1/1/{n} map 100g-1x" in config for n in range(1, 21))
+    assert "interface ethernet1/1/20\n" in config  # ports the seeds do not name: untouched
+
+    again = run_module(monkeypatch, capsys, s5232, intended, owned)
+    assert again["changed"] is False and again["commands"] == []
+    assert s5232.connections[-1].config_sent == []
+
+
+def test_a_push_through_error_lines_with_escape_sequences_still_fails(monkeypatch, capsys, s5232):
+    """Real OS10 may open an error line with BEL / escape sequences: still an error."""
+    session_cls = s5232.session_cls
+
+    class ColouredErrors(session_cls):  # type: ignore[misc,valid-type]
+        def execute(self, line: str) -> str:
+            output = super().execute(line)
+            return f"\x1b[1;31m\x07{output}\x1b[0m" if output.startswith("%") else output
+
+    s5232.session_cls = ColouredErrors
+    intended = render("dell_os10", switches_os10_breakouts=PAPER_BREAKOUTS, switches_port_mtu=9300)
+    result = run_module(monkeypatch, capsys, s5232, intended, owned_patterns(PAPER_BREAKOUTS))
+    assert result["failed"] is True and "rejected 'mtu 9300'" in result["msg"]
+    assert s5232.state.running["breakouts"]["1/1/21"] == "100g-1x"  # discarded
+
+
 def test_second_run_sends_nothing(monkeypatch, capsys, s5232_paper):
     intended = render("dell_os10", switches_os10_breakouts=PAPER_BREAKOUTS)
     result = run_module(monkeypatch, capsys, s5232_paper, intended, owned_patterns(PAPER_BREAKOUTS))
@@ -317,9 +444,12 @@ def test_dropped_breakout_is_removed_on_the_device(monkeypatch, capsys, s5232_pa
     result = run_module(monkeypatch, capsys, s5232_paper, intended, owned_patterns(PAPER_BREAKOUTS))
     assert result["commands"] == ["no interface breakout 1/1/24"]
     config = s5232_paper.running()
-    assert "interface breakout 1/1/24 " not in config
-    assert "interface ethernet1/1/24\n" in config
+    # back at its native map, under its own name
+    assert "interface breakout 1/1/24 map 100g-1x" in config
+    assert "interface ethernet1/1/24\n" in config and "ethernet1/1/24:1" not in config
     assert remaining(s5232_paper, intended, owned_patterns(PAPER_BREAKOUTS)) == []
+    again = run_module(monkeypatch, capsys, s5232_paper, intended, owned_patterns(PAPER_BREAKOUTS))
+    assert again["changed"] is False and again["commands"] == []
 
 
 def test_check_mode_returns_the_remediation_and_touches_nothing(monkeypatch, capsys, s5232_paper):
@@ -356,7 +486,10 @@ def test_jumbo_mtu_in_range_is_accepted_and_converges(monkeypatch, capsys, s5232
     intended = render("dell_os10", switches_os10_breakouts=PAPER_BREAKOUTS, switches_port_mtu=9216)
     result = run_module(monkeypatch, capsys, s5232_paper, intended, owned_patterns(PAPER_BREAKOUTS))
     assert result["changed"] is True, result
-    assert "interface ethernet1/1/21:1\n no shutdown\n mtu 9216" in s5232_paper.running()
+    assert (
+        "interface ethernet1/1/21:1\n no shutdown\n switchport access vlan 1\n mtu 9216"
+        in s5232_paper.running()
+    )
     assert remaining(s5232_paper, intended, owned_patterns(PAPER_BREAKOUTS)) == []
 
 
@@ -377,7 +510,7 @@ def test_dropped_session_reports_what_was_applied_and_the_next_run_converges(
     )
     assert Path(result["backup_path"]).read_text() == before
     # without a transaction the applied line took effect: the device is half-way
-    assert "interface breakout 1/1/24 " not in s5232_paper.running()
+    assert "interface breakout 1/1/24 map 100g-1x" in s5232_paper.running()
     s5232_paper.drop_after = None
     result = run_module(monkeypatch, capsys, s5232_paper, intended, owned_patterns(SPLIT_24))
     assert result["changed"] is True, result

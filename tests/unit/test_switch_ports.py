@@ -40,6 +40,17 @@ def test_s5232_interfaces_follow_its_breakouts():
     assert len(names) == 32 + 2 - 2 + 4 + 1
 
 
+def test_the_native_map_keeps_the_ports_own_name():
+    # addendum Q1: 100g-1x on a QSFP28 port keeps ethernet1/1/N, 40g-1x makes :1
+    names = ports.model_interfaces("S5232F-ON", {"1/1/5": "100g-1x", "1/1/6": "40g-1x"})
+    assert "ethernet1/1/5" in names and "ethernet1/1/5:1" not in names
+    assert "ethernet1/1/6:1" in names and "ethernet1/1/6" not in names
+    plan = ports.breakout_plan([{"ports": "1/1/5", "mode": "100g-1x"}], "S5232F-ON")
+    assert plan == [{"port": "1/1/5", "mode": "100g-1x", "subports": ["ethernet1/1/5"]}]
+    interfaces = ports.os10_interface_plan([{"ports": "1/1/5", "mode": "100g-1x"}], "S5232F-ON")
+    assert [i["name"] for i in interfaces] == ["ethernet1/1/5"]
+
+
 def test_7060_interfaces_are_four_lanes_per_qsfp_port_and_two_sfp_ports():
     names = ports.model_interfaces("7060CX2-32S")
     assert names[:4] == ["Ethernet1/1", "Ethernet1/2", "Ethernet1/3", "Ethernet1/4"]

@@ -2,7 +2,15 @@
 
     python3 -m switch_sim --platform os10|eos --listen 0.0.0.0:22 \
         --host-key /var/lib/switch-sim/host_key --state /var/lib/switch-sim/state.json \
-        --users-file /run/secrets/switch-users [--hostname NAME] [--faults FILE]
+        --users-file /run/secrets/switch-users [--hostname NAME] [--faults FILE] \
+        [--cabling FILE] [--initial-config FILE]
+
+--cabling names a JSON file {"ports": [1, 2, 21, ...]}: the front-panel ports with a
+cable; without it no port has one and every port is down, as on a switch out of the box.
+
+--initial-config names a file of configuration lines applied once, on the first start
+(no state file yet), and saved to startup: what an admin types at the console before the
+switch is reachable over SSH (its management users and their authorization).
 """
 
 from __future__ import annotations
@@ -22,6 +30,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--users-file", required=True)
     parser.add_argument("--hostname")
     parser.add_argument("--faults")
+    parser.add_argument("--cabling")
+    parser.add_argument("--initial-config")
     args = parser.parse_args(argv)
     hostname = args.hostname or ("OS10" if args.platform == "os10" else "switch")
     switch = Switch(
@@ -31,6 +41,8 @@ def main(argv: list[str]) -> int:
         load_host_key(args.host_key),
         hostname,
         args.faults,
+        args.cabling,
+        initial_config_path=args.initial_config,
     )
     host, _, port = args.listen.rpartition(":")
     bound = switch.listen(host, int(port))

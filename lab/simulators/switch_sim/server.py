@@ -30,10 +30,12 @@ MODELS = {"os10": (os10.OS10Session, os10.factory), "eos": (eos.EOSSession, eos.
 class _Auth(paramiko.ServerInterface):
     def __init__(self, users: dict[str, str]):
         self.users = users
+        self.username = ""
         self.shell = threading.Event()
 
     def check_auth_password(self, username: str, password: str) -> int:
         if self.users.get(username) == password:
+            self.username = username
             return paramiko.AUTH_SUCCESSFUL
         return paramiko.AUTH_FAILED
 
@@ -64,10 +66,15 @@ class Switch:
         host_key: paramiko.PKey,
         hostname: str,
         faults_path: str | None = None,
+        cabling_path: str | None = None,
+        initial_config_path: str | None = None,
     ):
         session_cls, factory = MODELS[platform]
         self.session_cls = session_cls
         self.state = SwitchState(state_path, factory(hostname))
+        self.state.cabled_ports = read_cabling(cabling_path)
+        if initial_config_path and not Path(state_path).exists():
+            apply_initial_config(self.state, session_cls, Path(initial_config_path))
         self.users = users
         self.host_key = host_key
         self.faults_path = Path(faults_path) if faults_path else None
@@ -112,7 +119,10 @@ class Switch:
             channel = transport.accept(30)
             if channel is None or not auth.shell.wait(10):
                 return
-            Shell(channel, self.session_cls(self.state), self.faults()).run()
+            session = self.session_cls(self.state)
+            if hasattr(session, "login"):  # models whose landing mode depends on the user
+                session.login(auth.username)
+            Shell(channel, session, self.faults()).run()
         except (paramiko.SSHException, EOFError, OSError):
             pass
         finally:
@@ -159,7 +169,8 @@ class Shell:
                 else:
                     self._last_cr = False
                     buffer += char
-                    self.write(char)
+                    if getattr(self.session, "echo", True):  # no echo of a password
+                        self.write(char)
 
     def line(self, text: str) -> bool:
         """Run one line; False ends the session."""
@@ -199,6 +210,34 @@ def read_users(path: str) -> dict[str, str]:
                 user, password = line.rstrip("\n").split(":", 1)
                 users[user] = password
     return users
+
+
+def read_cabling(path: str | None) -> frozenset[int]:
+    """Front-panel ports with a cable, from `{"ports": [1, 2, 21, ...]}`; none without a file.
+
+    A switch out of the box has nothing plugged in, so every port is down until the lab's
+    wiring says otherwise.
+    """
+    if not path:
+        return frozenset()
+    ports = json.loads(Path(path).read_text())["ports"]
+    if not all(isinstance(p, int) and not isinstance(p, bool) and p > 0 for p in ports):
+        raise ValueError(f"{path}: ports must be positive port numbers, got {ports!r}")
+    return frozenset(ports)
+
+
+def apply_initial_config(state: SwitchState, session_cls: Any, path: Path) -> None:
+    """Type the lines of `path` in configuration mode at the console and save them to
+    startup: the switch's first boot, before anyone reaches it over SSH."""
+    session = session_cls(state)
+    session.execute("configure terminal")
+    for line in path.read_text().splitlines():
+        if line.strip() and not line.lstrip().startswith("!"):
+            output = session.execute(line)
+            if output.lstrip("\x07").startswith("%"):
+                raise ValueError(f"{path}: the switch refused {line!r}: {output}")
+    session.execute("end")
+    state.save()
 
 
 def load_host_key(path: str) -> paramiko.PKey:

@@ -23,6 +23,12 @@ class SwitchState:
         self.lock = threading.RLock()
         self.startup = self._load() or copy.deepcopy(factory)
         self.running = copy.deepcopy(self.startup)
+        # Front-panel ports with a cable plugged in (none on a factory switch): a port
+        # without one is down / notconnect.
+        self.cabled_ports: frozenset[int] = frozenset()
+        # Device-wide state that lives in memory only, like the running configuration
+        # (EOS keeps pending configuration sessions here; a restart discards them).
+        self.volatile: dict[str, Any] = {}
 
     def _load(self) -> dict[str, Any] | None:
         if self.path.exists():
