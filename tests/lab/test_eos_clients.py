@@ -59,8 +59,9 @@ class Target:
 
 def _day0(username: str, password: str) -> str:
     """The lab's `lab_switch_initial_config` for the 7060, with its credentials filled in."""
-    group_vars = ROOT / "inventories" / "lab" / "group_vars" / "switches" / "arista_eos.yml"
-    text = yaml.safe_load(group_vars.read_text())["lab_switch_initial_config"]
+    hosts = yaml.safe_load((ROOT / "inventories" / "lab" / "hosts.yml").read_text())
+    switches = hosts["all"]["children"]["switches"]["hosts"]
+    text = switches["lab-7060"]["lab_switch_initial_config"]
     return text.replace("{{ cluster_switch_username }}", username).replace(
         "{{ cluster_switch_password }}", password
     )

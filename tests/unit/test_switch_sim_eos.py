@@ -420,8 +420,10 @@ def test_initial_config_is_applied_once_and_lands_admin_at_hash(tmp_path):
 
 
 def test_initial_config_the_switch_refuses_stops_the_start(tmp_path):
-    with pytest.raises(ValueError, match="refused 'vlan 4095'"):
-        Lab(tmp_path, initial_config="vlan 4095\n")
+    secret = "username admin privilege 15 secret s3cr3t-day0\n"
+    with pytest.raises(ValueError, match=r"day0\.cfg:2: the switch refused the line") as err:
+        Lab(tmp_path, initial_config=secret + "vlan 4095\n")
+    assert "s3cr3t" not in str(err.value)  # day-0 lines carry secrets; never echoed
 
 
 # ---- configuration sessions ---------------------------------------------------------------

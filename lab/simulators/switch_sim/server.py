@@ -231,11 +231,12 @@ def apply_initial_config(state: SwitchState, session_cls: Any, path: Path) -> No
     startup: the switch's first boot, before anyone reaches it over SSH."""
     session = session_cls(state)
     session.execute("configure terminal")
-    for line in path.read_text().splitlines():
+    for number, line in enumerate(path.read_text().splitlines(), 1):
         if line.strip() and not line.lstrip().startswith("!"):
             output = session.execute(line)
             if output.lstrip("\x07").startswith("%"):
-                raise ValueError(f"{path}: the switch refused {line!r}: {output}")
+                # the line is not shown: day-0 lines carry account secrets
+                raise ValueError(f"{path}:{number}: the switch refused the line: {output}")
     session.execute("end")
     state.save()
 
