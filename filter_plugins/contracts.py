@@ -111,6 +111,10 @@ def check_value(value: Any, spec: Mapping[str, Any], path: str) -> list[str]:
             problems += check_value(item, element, f"{path}[{index}]")
     elif kind == "dict" and "options" in spec:
         problems += check_options(converted, spec["options"], path)
+        for group in spec.get("mutually_exclusive") or []:
+            given = [key for key in group if converted.get(key) is not None]
+            if len(given) > 1:
+                problems.append(f"{path}: give one of {', '.join(given)}, not both")
     return problems
 
 

@@ -37,8 +37,78 @@ def onefs_policy_pattern(policy: Mapping[str, Any]) -> dict[str, Any] | None:
     return {"or_criteria": [{"and_criteria": [criterion]}]}
 
 
+def _names(items: Any) -> list[str]:
+    return [str(item.get("name")) for item in items or [] if isinstance(item, Mapping)]
+
+
+def onefs_tiering_problems(
+    tiers: Any, policies: Any, default_policy: Any, exports: Any
+) -> list[str]:
+    """How the tiers, policies and exports of an inventory fail to fit together.
+
+    OneFS refuses a policy whose storage pool is neither a tier nor a node pool, a node
+    pool in two tiers, two policies or tiers of one name and two exports of one path
+    (specs/onefs-papi-addendum.md §4); refused one by one while the role applies them,
+    they would leave the cluster half-changed. The node pools a cluster has are read
+    from it when the role starts; here a name is known when the inventory declares it,
+    as a tier or as a node pool of one.
+    """
+    problems = []
+    present = [t for t in tiers or [] if isinstance(t, Mapping) and t.get("state") != "absent"]
+    for kind, names in (("onefs_tiering_tiers", _names(tiers)),
+                        ("onefs_tiering_policies", _names(policies))):  # fmt: skip
+        for name in sorted({n for n in names if names.count(n) > 1}):
+            problems.append(f"{kind}: {name!r} is named {names.count(name)} times")
+    owner: dict[str, str] = {}
+    for tier in present:
+        for pool in tier.get("nodepools") or []:
+            if pool in owner and owner[pool] != tier.get("name"):
+                problems.append(
+                    f"onefs_tiering_tiers: node pool {pool!r} is in tiers {owner[pool]!r} and "
+                    f"{tier.get('name')!r}; a node pool can be in one tier only"
+                )
+            owner.setdefault(pool, str(tier.get("name")))
+    known = set(_names(present)) | set(owner)
+    wanted = [
+        (f"onefs_tiering_policies[{index}].{key}", policy.get(key))
+        for index, policy in enumerate(policies or [])
+        if isinstance(policy, Mapping) and policy.get("state") != "absent"
+        for key in ("storagepool", "snapshot_storagepool")
+    ] + [
+        (f"onefs_tiering_default_policy.{key}", (default_policy or {}).get(key))
+        for key in ("storagepool", "snapshot_storagepool")
+    ]
+    for path, pool in wanted:
+        if pool is not None and pool not in known:
+            problems.append(
+                f"{path} is {pool!r}, which is neither a tier nor a node pool of one "
+                f"(declared: {', '.join(sorted(known)) or 'none'})"
+            )
+    paths = []
+    for index, export in enumerate(exports or []):
+        if not isinstance(export, Mapping) or export.get("state") == "absent":
+            continue
+        path = str(export.get("path", ""))
+        normal = "/" + "/".join(part for part in path.split("/") if part)
+        if (normal != "/ifs" and not normal.startswith("/ifs/")) or ".." in path.split("/"):
+            problems.append(
+                f"onefs_tiering_exports[{index}].path is {path!r}; an export is a directory "
+                "under /ifs"
+            )
+        if normal in paths:
+            problems.append(
+                f"onefs_tiering_exports[{index}].path {path!r} is exported twice; "
+                "OneFS has one export per path in a zone"
+            )
+        paths.append(normal)
+    return problems
+
+
 class FilterModule:
     """OneFS short forms."""
 
     def filters(self) -> dict[str, Any]:
-        return {"onefs_policy_pattern": onefs_policy_pattern}
+        return {
+            "onefs_policy_pattern": onefs_policy_pattern,
+            "onefs_tiering_problems": onefs_tiering_problems,
+        }

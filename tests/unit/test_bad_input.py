@@ -284,6 +284,63 @@ PREFLIGHT_CASES = [
         "gpu-1: validate_thresholds.fio_mbs_min is not a known key",
     ),
     (
+        "policy_item_misspelt_key",
+        {},
+        {
+            "onefs_tiering_policies": [
+                {"name": "Idle", "idle_days": 30, "storagepool": "cold-tier"},
+                {"name": "Old", "idle_day": 90, "storagepool": "cold-tier"},
+            ]
+        },
+        "isilon-1, isilon-2, isilon-3, isilon-4: onefs_tiering_policies[1].idle_day is not a "
+        "known key (allowed: ",
+    ),
+    (
+        "policy_on_a_pool_that_is_not_declared",
+        {},
+        {"onefs_tiering_policies": [{"name": "Idle", "idle_days": 30, "storagepool": "archive"}]},
+        "onefs_tiering_policies[0].storagepool is 'archive', which is neither a tier nor a node "
+        "pool of one",
+    ),
+    (
+        "two_policies_one_name",
+        {},
+        {
+            "onefs_tiering_policies": [
+                {"name": "Idle", "idle_days": 30, "storagepool": "cold-tier"},
+                {"name": "Idle", "idle_days": 60, "storagepool": "cold-tier"},
+            ]
+        },
+        "onefs_tiering_policies: 'Idle' is named 2 times",
+    ),
+    (
+        "export_outside_ifs",
+        {},
+        {"onefs_tiering_exports": [{"path": "/data"}]},
+        "onefs_tiering_exports[0].path is '/data'; an export is a directory under /ifs",
+    ),
+    (
+        "access_time_precision_zero",
+        {},
+        {"onefs_tiering_access_time_precision_days": 0},
+        "onefs_tiering_access_time_precision_days is 0; allowed: 1..",
+    ),
+    (
+        "policy_idle_days_and_pattern",
+        {},
+        {
+            "onefs_tiering_policies": [
+                {
+                    "name": "Idle",
+                    "idle_days": 30,
+                    "storagepool": "cold-tier",
+                    "file_matching_pattern": {"or_criteria": []},
+                }
+            ]
+        },
+        "onefs_tiering_policies[0]: give one of idle_days, file_matching_pattern, not both",
+    ),
+    (
         "driver_persistence_not_a_bool",
         {},
         {"nvidia_driver_persistence": "sometimes"},

@@ -110,3 +110,19 @@ def test_a_problem_shared_by_hosts_is_said_once_and_secrets_are_never_shown():
     secret = [p for p in problems if "cluster_onefs_password" in p]
     assert secret and all("not a string" not in p for p in secret)
     assert not [p for p in problems if "nics_apply" in p or "ngc_container_ssh_port" in p]
+
+
+def test_mutually_exclusive_keys_of_an_item_are_refused_by_path():
+    spec = {**POLICIES, "mutually_exclusive": [["idle_days", "state"]]}
+    assert contracts.check_value(
+        [{"name": "a", "idle_days": 3, "state": "present"}], spec, "p"
+    ) == ["p[0]: give one of idle_days, state, not both"]
+
+
+def test_the_example_sites_policies_fit_the_onefs_tiering_contract():
+    options = contracts._contract(ROOT, "onefs_tiering")
+    defaults = __import__("yaml").safe_load(
+        (ROOT / "roles" / "onefs_tiering" / "defaults" / "main.yml").read_text()
+    )
+    for name in ("onefs_tiering_tiers", "onefs_tiering_policies", "onefs_tiering_exports"):
+        assert contracts.check_value(defaults[name], options[name], name) == []

@@ -51,3 +51,56 @@ def test_neither_gives_no_pattern():
 def test_idle_days_that_are_not_whole_positive_days_are_refused_by_name(days):
     with pytest.raises(Exception, match=r"policy 'cold' has idle_days"):
         onefs.onefs_policy_pattern({"name": "cold", "idle_days": days})
+
+
+TIERS = [
+    {"name": "hot-tier", "nodepools": ["f800"]},
+    {"name": "cold-tier", "nodepools": ["h500"]},
+]
+POLICY = {"name": "Idle", "idle_days": 30, "storagepool": "cold-tier"}
+DEFAULT = {"storagepool": "hot-tier", "snapshot_storagepool": "hot-tier"}
+EXPORTS = [{"path": "/ifs"}, {"path": "/ifs/data"}]
+
+
+def test_a_consistent_tiering_inventory_has_no_problem():
+    assert onefs.onefs_tiering_problems(TIERS, [POLICY], DEFAULT, EXPORTS) == []
+    # a node pool of a declared tier is a storage pool too
+    policy = {**POLICY, "storagepool": "h500"}
+    assert onefs.onefs_tiering_problems(TIERS, [policy], DEFAULT, EXPORTS) == []
+
+
+def test_a_policy_on_an_undeclared_pool_is_named_by_path():
+    policies = [POLICY, {**POLICY, "name": "Other", "storagepool": "archive"}]
+    assert onefs.onefs_tiering_problems(TIERS, policies, DEFAULT, EXPORTS) == [
+        "onefs_tiering_policies[1].storagepool is 'archive', which is neither a tier nor a "
+        "node pool of one (declared: cold-tier, f800, h500, hot-tier)"
+    ]
+
+
+def test_duplicates_and_a_node_pool_in_two_tiers_are_refused():
+    tiers = [*TIERS, {"name": "warm-tier", "nodepools": ["h500"]}]
+    problems = onefs.onefs_tiering_problems(tiers, [POLICY, POLICY], DEFAULT, EXPORTS)
+    assert "onefs_tiering_policies: 'Idle' is named 2 times" in problems
+    assert (
+        "onefs_tiering_tiers: node pool 'h500' is in tiers 'cold-tier' and 'warm-tier'; a node "
+        "pool can be in one tier only" in problems
+    )
+
+
+def test_exports_outside_ifs_or_twice_are_refused():
+    exports = [{"path": "/data"}, {"path": "/ifs/data"}, {"path": "/ifs/data/"},
+               {"path": "/ifs/../etc"}]  # fmt: skip
+    assert onefs.onefs_tiering_problems(TIERS, [POLICY], DEFAULT, exports) == [
+        "onefs_tiering_exports[0].path is '/data'; an export is a directory under /ifs",
+        "onefs_tiering_exports[2].path '/ifs/data/' is exported twice; OneFS has one export "
+        "per path in a zone",
+        "onefs_tiering_exports[3].path is '/ifs/../etc'; an export is a directory under /ifs",
+    ]
+
+
+def test_a_removed_policy_or_export_is_not_checked():
+    gone = {**POLICY, "storagepool": "archive", "state": "absent"}
+    assert (
+        onefs.onefs_tiering_problems(TIERS, [gone], DEFAULT, [{"path": "/x", "state": "absent"}])
+        == []
+    )
