@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -174,3 +175,17 @@ def test_preflight_names_a_missing_secret_and_never_its_value():
     assert result.returncode != 0
     for name in ("cluster_onefs_password", "cluster_switch_password", "cluster_registry_password"):
         assert f"{name} is empty" in out
+
+
+@pytest.mark.parametrize("site", ["dss8440", "dgxa100"])
+def test_four_f800_sites_declare_only_their_f800_pool(site):
+    # seed 000 and seed 002: "four F800 nodes, in one chassis, were used"; the role's
+    # default H500 cold tier would fail at the cluster's node-pool check after the
+    # network and compute layers had run
+    onefs = yaml.safe_load(
+        (ROOT / "inventories" / site / "group_vars" / "isilon" / "onefs.yml").read_text()
+    )
+    pools = {pool for tier in onefs["onefs_tiering_tiers"] for pool in tier["nodepools"]}
+    assert pools == {"f800_48tb-ssd_256gb"}
+    used = {p.get("storagepool") for p in onefs["onefs_tiering_policies"]}
+    assert used <= {tier["name"] for tier in onefs["onefs_tiering_tiers"]}
