@@ -292,3 +292,16 @@ def test_bool_and_number_variables_are_converted_where_read(role):
     files += sorted((ROOT / "playbooks").glob("*.yml"))
     problems = [line for path in files for line in _unconverted_reads(path, names)]
     assert problems == [], "read without | bool / | int / | float:\n" + "\n".join(problems)
+
+
+def test_every_tasks_from_entry_point_has_its_own_contract():
+    """A `tasks_from: x.yml` call validates against the entry point named x; one without
+    an entry in meta/argument_specs.yml would skip validation altogether."""
+    calls = set()
+    for path in [*(ROOT / "playbooks").glob("*.yml"), *(ROOT / "roles").glob("*/tasks/*.yml")]:
+        text = path.read_text()
+        for match in re.finditer(r"name: (\w+)\n\s+tasks_from: ([\w-]+)\.yml", text):
+            calls.add((match.group(1), match.group(2)))
+    assert calls, "no tasks_from call found: the pattern no longer matches the playbooks"
+    missing = sorted(f"{role}:{entry}" for role, entry in calls if entry not in _specs(role))
+    assert missing == [], f"tasks_from entry points without a spec: {missing}"
