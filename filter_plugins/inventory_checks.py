@@ -144,6 +144,25 @@ def image_tag_problems(hosts: Sequence[str], images: Sequence[Any], name: str) -
     return problems
 
 
+def container_port_problems(
+    hosts: Sequence[str], ports: Sequence[Any], sshd_ports: Sequence[Any], modes: Sequence[Any]
+) -> list[str]:
+    """An NGC container's sshd on the host network cannot take the port the server's own
+    sshd holds (22, or the ansible_port Ansible reaches it on): it would fail to bind
+    after the image was built and the other servers' containers had started."""
+    problems = []
+    for host, port, sshd, mode in zip(hosts, ports, sshd_ports, modes, strict=True):
+        if str(mode) != "host":
+            continue
+        taken = {22, int(sshd)} if str(sshd).isdigit() else {22}
+        if str(port).isdigit() and int(port) in taken:
+            problems.append(
+                f"{host}: ngc_container_ssh_port {port} is the port of the server's own sshd "
+                f"(ngc_container_network_mode host shares it); use another, e.g. 2222"
+            )
+    return problems
+
+
 def _batch_problem(value: Any) -> str | None:
     """Why one `serial` batch size is not one Ansible takes: a count >= 1 or 1%..100%."""
     text = str(value).strip()
@@ -197,4 +216,5 @@ class FilterModule:
             "cluster_inventory_problems": cluster_inventory_problems,
             "image_tag_problems": image_tag_problems,
             "rolling_problems": rolling_problems,
+            "container_port_problems": container_port_problems,
         }

@@ -10,6 +10,7 @@ without a switch; templates only print what they return.
 from __future__ import annotations
 
 import importlib.util
+import ipaddress
 import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -370,9 +371,35 @@ def switch_host_problems(host: str, hostvars: Mapping[str, Any], data_mtu: Any =
                     f"already in Port-Channel{members[member]}"
                 )
             members[member] = channel.get("id")
+    for index, route in enumerate(hostvars.get(f"{prefix}static_routes") or []):
+        problems += _route_problems(host, f"{prefix}static_routes[{index}]", route)
     problems += _mtu_problems(
         host, "switches_port_mtu", hostvars.get("switches_port_mtu"), platform, data_mtu
     )
+    return problems
+
+
+def _route_problems(host: str, where: str, route: Mapping[str, Any]) -> list[str]:
+    """A static route the switch would refuse (an invalid prefix or next hop), or store
+    as another network than meant (host bits set: EOS and OS10 keep the network only)."""
+    problems = []
+    prefix, hop = str(route.get("prefix", "")), str(route.get("next_hop", ""))
+    try:
+        network = ipaddress.ip_network(prefix, strict=False)
+    except ValueError:
+        problems.append(
+            f"{host}: {where}.prefix {prefix!r} is not an IPv4/IPv6 prefix (a.b.c.d/0-32)"
+        )
+    else:
+        if str(network) != prefix:
+            problems.append(
+                f"{host}: {where}.prefix {prefix!r} has host bits set; the switch would "
+                f"store {network}"
+            )
+    try:
+        ipaddress.ip_address(hop)
+    except ValueError:
+        problems.append(f"{host}: {where}.next_hop {hop!r} is not an IP address")
     return problems
 
 

@@ -341,6 +341,92 @@ PREFLIGHT_CASES = [
         "onefs_tiering_policies[0]: give one of idle_days, file_matching_pattern, not both",
     ),
     (
+        "nfs_option_not_a_number",
+        {},
+        {"isilon_mounts_data_options": ["rsize=big", "wsize=524288", "nolock"]},
+        "isilon_mounts_data_options[0] is 'rsize=big': rsize takes a whole number (1024..1048576)",
+    ),
+    (
+        "nfs_option_out_of_range",
+        {},
+        {"isilon_mounts_data_options_extra": ["nconnect=32"]},
+        "isilon_mounts_data_options_extra[0] is 'nconnect=32': nconnect must be 1..16",
+    ),
+    (
+        "nfs_option_unknown_protocol",
+        {},
+        {"isilon_mounts_data_options_extra": ["proto=sctp"]},
+        "isilon_mounts_data_options_extra[0] is 'proto=sctp': proto is one of tcp, udp, rdma",
+    ),
+    (
+        "default_mount_over_a_data_mount",
+        {},
+        {"isilon_mounts_default_path": "/mnt/isilon1"},
+        "isilon_mounts_default_path '/mnt/isilon1' collides with the data mount /mnt/isilon1",
+    ),
+    (
+        "eos_route_prefix_33",
+        {
+            "switches": {
+                "sw-1": {
+                    **S7060,
+                    "switches_eos_static_routes": [
+                        {"prefix": "0.0.0.0/33", "next_hop": "10.201.0.1"}
+                    ],
+                }
+            }
+        },
+        {},
+        "sw-1: switches_eos_static_routes[0].prefix '0.0.0.0/33' is not an IPv4/IPv6 prefix",
+    ),
+    (
+        "eos_route_host_bits",
+        {
+            "switches": {
+                "sw-1": {
+                    **S7060,
+                    "switches_eos_static_routes": [
+                        {"prefix": "10.99.1.0/16", "next_hop": "10.201.0.1"}
+                    ],
+                }
+            }
+        },
+        {},
+        "sw-1: switches_eos_static_routes[0].prefix '10.99.1.0/16' has host bits set; the "
+        "switch would store 10.99.0.0/16",
+    ),
+    (
+        "eos_route_next_hop_not_an_address",
+        {
+            "switches": {
+                "sw-1": {
+                    **S7060,
+                    "switches_eos_static_routes": [{"prefix": "0.0.0.0/0", "next_hop": "gateway"}],
+                }
+            }
+        },
+        {},
+        "sw-1: switches_eos_static_routes[0].next_hop 'gateway' is not an IP address",
+    ),
+    (
+        "os10_access_vlan_4095",
+        {"switches": {"sw-1": {**S5232, "switches_os10_access_vlan": 4095}}},
+        {},
+        "sw-1: switches_os10_access_vlan is 4095; allowed: 1..4094",
+    ),
+    (
+        "ngc_ssh_port_of_the_hosts_sshd",
+        {},
+        {"ngc_container_ssh_port": 22},
+        "gpu-1: ngc_container_ssh_port 22 is the port of the server's own sshd",
+    ),
+    (
+        "nconnect_out_of_range",
+        {},
+        {"isilon_mounts_nconnect": 17},
+        "gpu-1: isilon_mounts_nconnect is 17; allowed: 0..16",
+    ),
+    (
         "driver_persistence_not_a_bool",
         {},
         {"nvidia_driver_persistence": "sometimes"},

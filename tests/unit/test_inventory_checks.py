@@ -151,3 +151,13 @@ def test_rolling_batches_name_the_bad_value_and_what_is_allowed():
     ]
     assert checks.rolling_problems(None, 101) != []
     assert checks.rolling_problems(None, True) != []
+
+
+def test_a_container_sshd_on_the_host_network_may_not_take_the_hosts_sshd_port():
+    assert checks.container_port_problems(["a", "b"], [2222, 2222], [22, 2200], ["host"] * 2) == []
+    assert checks.container_port_problems(["a"], [22], [22], ["host"]) == [
+        "a: ngc_container_ssh_port 22 is the port of the server's own sshd "
+        "(ngc_container_network_mode host shares it); use another, e.g. 2222"
+    ]
+    assert checks.container_port_problems(["a"], ["2200"], ["2200"], ["host"]) != []
+    assert checks.container_port_problems(["a"], [22], [22], ["bridge"]) == []

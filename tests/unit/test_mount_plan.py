@@ -294,3 +294,29 @@ def test_owned_mounts_are_read_back_from_the_data_mount_list():
 def test_no_list_means_nothing_owned_yet():
     assert mount_plan.isilon_mounts_owned(None) == []
     assert mount_plan.isilon_mounts_owned("") == []
+
+
+def test_the_papers_nfs_options_pass_the_linux_client_rules():
+    papers = ["rsize=524288", "wsize=524288", "nolock", "soft", "timeo=50", "retrans=1",
+              "proto=tcp", "vers=3", "nconnect=8", "defaults"]  # fmt: skip
+    assert mount_plan.nfs_option_problems(papers, "o") == []
+
+
+def test_nfs_options_the_client_would_refuse_are_named():
+    assert mount_plan.nfs_option_problems(["rsize=512", "timeo=", "vers=5", "a b"], "o") == [
+        "o[0] is 'rsize=512': rsize must be 1024..1048576",
+        "o[1] is 'timeo=': timeo needs a value",
+        "o[2] is 'vers=5': vers is one of 3, 4, 4.0, 4.1, 4.2",
+        "o[3] is 'a b': one option per item, without spaces",
+    ]
+    assert mount_plan.nfs_option_problems("rsize=1k,nolock", "o") == [
+        "o[0] is 'rsize=1k': rsize takes a whole number (1024..1048576)"
+    ]
+
+
+def test_the_default_mount_may_not_be_or_hold_a_data_mount():
+    assert mount_plan.mount_path_problems("/mnt/isilon", "/mnt/isilon", 4) == []
+    assert mount_plan.mount_path_problems("/mnt/isilon3", "/mnt/isilon", 4) != []
+    assert mount_plan.mount_path_problems("/mnt/isilon5", "/mnt/isilon", 4) == []
+    assert mount_plan.mount_path_problems("/mnt/isilon1/logs", "/mnt/isilon", 2) != []
+    assert mount_plan.mount_path_problems("/mnt", "/mnt/data", 2) != []  # holds /mnt/data1
