@@ -8,6 +8,7 @@ import re
 import subprocess
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from conftest import ROOT, lab_password, run_playbook
@@ -32,9 +33,10 @@ EOS_ROUTES_AND_RSTP = {
 }
 
 
-def running(name: str) -> str:
+def connect(name: str) -> Any:
+    """A netmiko session to a lab switch as its admin, its host key pinned."""
     device_type, port = SWITCHES[name]
-    with ConnectHandler(
+    return ConnectHandler(
         device_type=device_type,
         host="127.0.0.1",
         port=port,
@@ -44,8 +46,12 @@ def running(name: str) -> str:
         system_host_keys=False,
         alt_host_keys=True,
         alt_key_file=str(ROOT / "lab" / ".state" / "known_hosts"),
-    ) as conn:
-        return conn.send_command(SHOW[device_type])
+    )
+
+
+def running(name: str) -> str:
+    with connect(name) as conn:
+        return conn.send_command(SHOW[SWITCHES[name][0]])
 
 
 def _faults(name: str, faults: dict) -> None:
@@ -96,18 +102,7 @@ def test_s5232_carries_the_papers_breakouts_and_ports():
 
 
 def test_s5232_link_state_follows_the_labs_cabling():
-    device_type, port = SWITCHES["lab-s5232"]
-    with ConnectHandler(
-        device_type=device_type,
-        host="127.0.0.1",
-        port=port,
-        username="admin",
-        password=lab_password("switch"),
-        ssh_strict=True,
-        system_host_keys=False,
-        alt_host_keys=True,
-        alt_key_file=str(ROOT / "lab" / ".state" / "known_hosts"),
-    ) as conn:
+    with connect("lab-s5232") as conn:
         status = conn.send_command("show interface status")
     rows = {line[:16].strip(): line[32:].split()[0] for line in status.splitlines()[3:-1]}
     # inventories/lab/hosts.yml: lab_switch_cabling [1, 2, 3, 21, 22, 23, 24]

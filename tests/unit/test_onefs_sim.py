@@ -570,3 +570,19 @@ def test_export_lists_filter_by_path_and_page_with_resume(cluster):
     assert cluster.papi("GET", "20/protocols/nfs/exports?dir=UP").status_code == 400
     assert cluster.papi("GET", "20/protocols/nfs/exports?limit=0").status_code == 400
     assert cluster.papi("GET", "20/protocols/nfs/exports?zone=Nowhere").status_code == 404
+
+
+def test_isi_views_pauses_and_cancels_a_running_job_and_names_an_unknown_one(
+    cluster, monkeypatch, capsys
+):
+    monkeypatch.setenv("ONEFS_SIM_JOB_SECONDS", "30")
+    job = cluster.papi("POST", "21/job/jobs", json={"type": "SmartPools"}).json()["id"]
+    assert "State: running" in cluster.isi("job", "jobs", "view", str(job)).replace("  ", "")
+    cluster.isi("job", "jobs", "pause", str(job))
+    assert cluster.papi("GET", f"21/job/jobs/{job}").json()["jobs"][0]["state"] == "paused_user"
+    cluster.isi("job", "jobs", "cancel", str(job))
+    assert "Total: 0" in cluster.isi("job", "jobs", "list")
+    for words in (["view", "999"], ["pause", "999"], ["cancel", str(job)]):
+        assert isi.main(["job", "jobs", *words], cluster.store, str(cluster.ifs)) == 1
+    errors = capsys.readouterr().err
+    assert "isi: " in errors and f"Job {job} has already finished" in errors

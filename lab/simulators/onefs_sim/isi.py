@@ -92,6 +92,15 @@ def get_d(state: dict[str, Any], path: str, ifs_root: str) -> str:
     )
 
 
+def _find_job(state: dict[str, Any], ref: str) -> dict[str, Any] | None:
+    """The job `ref` names, or None after saying on stderr, as isi does, why not."""
+    try:
+        return model.find_job(state, ref)
+    except model.ApiError as error:
+        print(f"isi: {error.message}", file=sys.stderr)
+        return None
+
+
 def job_line(job: dict[str, Any]) -> str:
     phase = f"{job['current_phase']}/{job['total_phases']}"
     return (
@@ -136,10 +145,8 @@ def main(argv: list[str], store: model.Store, ifs_root: str) -> int:
     control = {"pause": "pause", "resume": "run", "cancel": "cancel"}
     if words[:2] == ["job", "jobs"] and len(words) == 4 and words[2] in control:
         with _state(store, ifs_root) as state:
-            try:
-                job = model.find_job(state, words[3])
-            except model.ApiError as error:
-                print(f"isi: {error.message}", file=sys.stderr)
+            job = _find_job(state, words[3])
+            if job is None:
                 return 1
             if job["state"] in jobs.FINAL_STATES:
                 print(f"isi: Job {job['id']} has already finished", file=sys.stderr)
@@ -148,7 +155,7 @@ def main(argv: list[str], store: model.Store, ifs_root: str) -> int:
         return 0
     if words[:3] == ["job", "jobs", "list"]:
         with _state(store, ifs_root) as state:
-            active = [j for j in state["jobs"] if j["state"] not in model.JOB_FINAL_STATES]
+            active = [j for j in state["jobs"] if j["state"] not in jobs.FINAL_STATES]
         print("ID  Type                State       Impact  Pri   Phase")
         print("-" * 58)
         for job in active:
@@ -158,11 +165,9 @@ def main(argv: list[str], store: model.Store, ifs_root: str) -> int:
         return 0
     if words[:3] == ["job", "jobs", "view"] and len(words) == 4:
         with _state(store, ifs_root) as state:
-            try:
-                job = model.find_job(state, words[3])
-            except model.ApiError as error:
-                print(f"isi: {error.message}", file=sys.stderr)
-                return 1
+            job = _find_job(state, words[3])
+        if job is None:
+            return 1
         for key in ("id", "type", "state", "impact", "policy", "priority", "progress"):
             print(f"{key.replace('_', ' ').title():>12}: {job.get(key, '-')}")
         return 0
@@ -176,7 +181,7 @@ def main(argv: list[str], store: model.Store, ifs_root: str) -> int:
             for pool in state["nodepools"]:
                 lnns = f"{min(pool['lnns'])}-{max(pool['lnns'])}" if pool["lnns"] else "-"
                 print(f"{pool['name']:<31}[ OK ]  {lnns:<6} {pool['tier'] or '-'}")
-            running = [j for j in state["jobs"] if j["state"] not in model.JOB_FINAL_STATES]
+            running = [j for j in state["jobs"] if j["state"] not in jobs.FINAL_STATES]
             print("\nCritical Events: None")
             print("\nCluster Job Status:")
             if running:
@@ -184,7 +189,7 @@ def main(argv: list[str], store: model.Store, ifs_root: str) -> int:
                     print(job_line(job))
             else:
                 print("No running jobs.")
-            recent = [j for j in state["jobs"] if j["state"] in model.JOB_FINAL_STATES][-5:]
+            recent = [j for j in state["jobs"] if j["state"] in jobs.FINAL_STATES][-5:]
             print("\nRecent job results:")
             for job in recent:
                 print(f"{job['id']:<4}{job['type']:<20}{job['state']}")

@@ -46,7 +46,6 @@ CRITERION_TYPES = {
 }
 OPERATORS = {"==", "!=", ">", ">=", "<", "<=", "!"}
 SIZE_UNITS = {"B", "KB", "MB", "GB", "TB", "PB", "EB"}
-JOB_FINAL_STATES = jobs.FINAL_STATES
 # onefs-papi.md section 3 / addendum section 1.9: requested protection values.
 PROTECTION = {
     "default", "+1", "+1n", "+2:1", "+2d:1n", "+2", "+2n", "+3:1", "+3d:1n", "+3d:1n1d",
@@ -844,7 +843,7 @@ def start_job(
         raise bad_request("paths must be a list of paths under /ifs", "paths")
     if not state["job_types"][kind]["enabled"]:
         raise ApiError(409, "AEC_CONFLICT", f"Job type {kind} is disabled")
-    active = [j for j in state["jobs"] if j["type"] == kind and j["state"] not in JOB_FINAL_STATES]
+    active = [j for j in state["jobs"] if j["type"] == kind and j["state"] not in jobs.FINAL_STATES]
     if (
         active
         and not body.get("allow_dup")
