@@ -13,6 +13,7 @@ Bounds that argument_specs cannot express live in RANGES.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -67,16 +68,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
 
 def _range_key(path: str) -> str:
     """`onefs_tiering_policies[1].idle_days` -> `onefs_tiering_policies[].idle_days`."""
-    out, skipping = [], False
-    for char in path:
-        if char == "[":
-            out.append("[]")
-            skipping = True
-        elif char == "]":
-            skipping = False
-        elif not skipping:
-            out.append(char)
-    return "".join(out)
+    return re.sub(r"\[\d+\]", "[]", path)
 
 
 def _shown(value: Any) -> str:
@@ -237,4 +229,4 @@ class FilterModule:
     """Role contracts checked across the site, before any play changes anything."""
 
     def filters(self) -> dict[str, Any]:
-        return {"role_contract_problems": role_contract_problems, "role_hosts": role_hosts}
+        return {"role_contract_problems": role_contract_problems}
