@@ -1,6 +1,6 @@
 """Command line of the switch simulator.
 
-    python3 -m switch_sim --platform os10|eos --listen 0.0.0.0:22 \
+    python3 -m switch_sim --platform os10|eos|cumulus|mlnxos --listen 0.0.0.0:22 \
         --host-key /var/lib/switch-sim/host_key --state /var/lib/switch-sim/state.json \
         --users-file /run/secrets/switch-users [--hostname NAME] [--faults FILE] \
         [--cabling FILE] [--initial-config FILE]
@@ -18,12 +18,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .server import Switch, load_host_key, read_users
+from .server import PLATFORMS, Switch, load_host_key, platform_model, read_users
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="switch_sim")
-    parser.add_argument("--platform", choices=["os10", "eos"], required=True)
+    parser.add_argument("--platform", choices=sorted(PLATFORMS), required=True)
     parser.add_argument("--listen", default="0.0.0.0:22")
     parser.add_argument("--host-key", required=True)
     parser.add_argument("--state", required=True)
@@ -33,7 +33,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--cabling")
     parser.add_argument("--initial-config")
     args = parser.parse_args(argv)
-    hostname = args.hostname or ("OS10" if args.platform == "os10" else "switch")
+    hostname = args.hostname or platform_model(args.platform)[1].DEFAULT_HOSTNAME
     switch = Switch(
         args.platform,
         args.state,

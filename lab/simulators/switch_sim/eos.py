@@ -24,8 +24,8 @@ from typing import Any
 
 from . import eos_model as model
 from . import eos_show
-from .os10 import CommandError, SessionEnd
-from .state import SwitchState
+from .os10 import CommandError
+from .state import SessionEnd, SwitchState
 
 MAX_PENDING_SESSIONS = 5  # [Q9: "Maximum number of pending sessions: 5"]
 MAX_COMPLETED_SESSIONS = 1  # [Q9: "Maximum number of completed sessions: 1"]
@@ -37,6 +37,8 @@ TOO_MANY_SESSIONS = "% Maximum number of pending sessions has been reached"
 
 factory = model.factory
 render = model.render
+
+DEFAULT_HOSTNAME = "switch"
 
 
 def invalid(words: list[str], token: int) -> CommandError:
@@ -163,6 +165,7 @@ class EOSSession:
     """One CLI session (an SSH connection) on the switch."""
 
     platform = "eos"
+    REJECTED = "% Invalid input"
 
     def __init__(self, state: SwitchState):
         self.state = state

@@ -25,7 +25,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from typing import Any
 
-from .state import SwitchState
+from .state import SessionEnd, SwitchState
 
 VERSION = "10.5.1.3"  # a 10.5 release with `interface breakout` (addendum Q1 [S9])
 PLATFORM = "S5232F-ON"
@@ -59,12 +59,11 @@ ERR_INCOMPLETE = "% Error: Incomplete command."  # unverified (addendum Q5)
 ERR_AMBIGUOUS = "% Error: Ambiguous command."  # unverified (Q3: ambiguous prefixes beep)
 
 
+DEFAULT_HOSTNAME = "OS10"
+
+
 class CommandError(Exception):
     """Printed as the device's error line; the command changes nothing."""
-
-
-class SessionEnd(Exception):
-    """The user left the CLI (exit at the top level)."""
 
 
 # ---- factory state ------------------------------------------------------------------------
@@ -288,6 +287,7 @@ class OS10Session:
     """One CLI session: modes, transaction state, and the commands of each mode."""
 
     platform = "os10"
+    REJECTED = "% Error: Command rejected."
 
     def __init__(self, state: SwitchState):
         self.state = state

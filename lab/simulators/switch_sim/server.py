@@ -1,6 +1,7 @@
 """SSH side of the switch simulator: paramiko server, the interactive shell, fault injection.
 
-Each accepted connection gets a session object of the device model (os10 or eos); the
+Each accepted connection gets a session object of the device model (one module per
+platform, listed in PLATFORMS: os10, eos, cumulus, mlnxos); the
 shell echoes what it receives, ends lines with CRLF, runs each line and prints the
 output and the prompt. Faults are read from a JSON file at every new session, so a test
 can change them without restarting the simulator:
@@ -11,6 +12,7 @@ slow_commands slows only the replies to matching commands, by slow_seconds.
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import socket
@@ -21,10 +23,29 @@ from typing import Any
 
 import paramiko
 
-from . import eos, os10
-from .state import SwitchState
+from .state import SessionEnd, SwitchState
 
-MODELS = {"os10": (os10.OS10Session, os10.factory), "eos": (eos.EOSSession, eos.factory)}
+# platform -> (module, session class). Each module has `factory(hostname) -> dict` (the
+# configuration out of the box) and DEFAULT_HOSTNAME; its session class has
+# `platform`, `prompt()`, `execute(line) -> str`, `in_config`, an optional `echo`
+# (False while a password is typed), an optional `login(username)` and an optional
+# REJECTED (the error line the device prints for a refused command), an optional
+# `counts_as_config(line, output) -> bool` (which lines count for the fault
+# drop_after_config_commands, on devices that have no configuration mode); it raises
+# SessionEnd when the user logs out.
+PLATFORMS = {
+    "os10": ("os10", "OS10Session"),
+    "eos": ("eos", "EOSSession"),
+    "cumulus": ("cumulus", "CumulusSession"),
+    "mlnxos": ("mlnxos", "MLNXOSSession"),
+}
+
+
+def platform_model(platform: str) -> tuple[Any, Any]:
+    """(session class, module) of one platform."""
+    module_name, class_name = PLATFORMS[platform]
+    module = importlib.import_module(f"{__package__}.{module_name}")
+    return getattr(module, class_name), module
 
 
 class _Auth(paramiko.ServerInterface):
@@ -69,9 +90,9 @@ class Switch:
         cabling_path: str | None = None,
         initial_config_path: str | None = None,
     ):
-        session_cls, factory = MODELS[platform]
+        session_cls, module = platform_model(platform)
         self.session_cls = session_cls
-        self.state = SwitchState(state_path, factory(hostname))
+        self.state = SwitchState(state_path, module.factory(hostname))
         self.state.cabled_ports = read_cabling(cabling_path)
         if initial_config_path and not Path(state_path).exists():
             apply_initial_config(self.state, session_cls, Path(initial_config_path))
@@ -180,20 +201,20 @@ class Shell:
             time.sleep(self.slow_seconds)
         in_config = self.session.in_config
         if any(p.search(text.strip()) for p in self.reject) and text.strip():
-            error = (
-                "% Error: Command rejected."
-                if self.session.platform == "os10"
-                else "% Invalid input"
-            )
+            error = getattr(self.session, "REJECTED", "% Invalid input")
             self.write(error + "\n" + self.session.prompt())
             return True
         try:
             output = self.session.execute(text)
-        except os10.SessionEnd:
+        except SessionEnd:
             return False
         if output:
             self.write(output + "\n")
-        if in_config and text.strip() and not output.startswith("%"):
+        if hasattr(self.session, "counts_as_config"):  # models without a config mode
+            counted = self.session.counts_as_config(text, output)
+        else:
+            counted = in_config and text.strip() and not output.startswith("%")
+        if counted:
             self.config_commands += 1
             if self.drop_after is not None and self.config_commands >= int(self.drop_after):
                 self.channel.close()  # the fault: the session dies after this command

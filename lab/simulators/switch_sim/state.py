@@ -15,6 +15,10 @@ from pathlib import Path
 from typing import Any
 
 
+class SessionEnd(Exception):
+    """The user logged out: the SSH layer closes the channel."""
+
+
 class SwitchState:
     """Running config (shared by all sessions), startup config on disk."""
 
