@@ -180,8 +180,8 @@ class EOSSession:
 
     # ---- login, prompt, privilege ----------------------------------------------------
 
-    def login(self, username: str) -> None:
-        """Land where EOS lands this user [Q8]."""
+    def login(self, username: str, password: str = "") -> None:
+        """Land where EOS lands this user [Q8] (the password plays no part after login)."""
         self.user = username
         config = self.state.running
         privilege = config["usernames"].get(username, {}).get("privilege", 1)

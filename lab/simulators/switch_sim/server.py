@@ -28,7 +28,8 @@ from .state import SessionEnd, SwitchState
 # platform -> (module, session class). Each module has `factory(hostname) -> dict` (the
 # configuration out of the box) and DEFAULT_HOSTNAME; its session class has
 # `platform`, `prompt()`, `execute(line) -> str`, `in_config`, an optional `echo`
-# (False while a password is typed), an optional `login(username)` and an optional
+# (False while a password is typed), an optional `login(username, password)` (the
+# account that logged in, for models whose landing mode or sudo depend on it), an optional
 # REJECTED (the error line the device prints for a refused command), an optional
 # `counts_as_config(line, output) -> bool` (which lines count for the fault
 # drop_after_config_commands, on devices that have no configuration mode); it raises
@@ -52,11 +53,12 @@ class _Auth(paramiko.ServerInterface):
     def __init__(self, users: dict[str, str]):
         self.users = users
         self.username = ""
+        self.password = ""
         self.shell = threading.Event()
 
     def check_auth_password(self, username: str, password: str) -> int:
         if self.users.get(username) == password:
-            self.username = username
+            self.username, self.password = username, password
             return paramiko.AUTH_SUCCESSFUL
         return paramiko.AUTH_FAILED
 
@@ -142,7 +144,7 @@ class Switch:
                 return
             session = self.session_cls(self.state)
             if hasattr(session, "login"):  # models whose landing mode depends on the user
-                session.login(auth.username)
+                session.login(auth.username, auth.password)
             Shell(channel, session, self.faults()).run()
         except (paramiko.SSHException, EOFError, OSError):
             pass
