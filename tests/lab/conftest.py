@@ -103,3 +103,23 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     for fixture, group in (("compute_name", "compute"), ("isilon_name", "isilon")):
         if fixture in metafunc.fixturenames:
             metafunc.parametrize(fixture, sorted(groups[group]))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "fresh_lab: needs the lab as created, before the first converge (Molecule's prepare"
+        " step selects these with -m fresh_lab; every other run leaves them out)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Leave out the fresh-lab tests unless `-m` names them: on a converged lab they
+    cannot hold, and the verify step runs on one."""
+    if "fresh_lab" in (config.getoption("markexpr") or ""):
+        return
+    kept = [item for item in items if item.get_closest_marker("fresh_lab") is None]
+    deselected = [item for item in items if item.get_closest_marker("fresh_lab") is not None]
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = kept

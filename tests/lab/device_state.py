@@ -1,0 +1,52 @@
+"""What every lab device holds, read from the devices themselves, to compare before and
+after a run that must change nothing (check mode).
+
+Servers: addresses and links, fstab, /etc/hosts, NFS mounts, dlcluster's config
+directory, installed packages and containers. Isilon nodes: the simulator's log of
+state-changing API requests. Switches: running and startup configuration.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conftest import docker_host, load_lab_groups
+from test_switches import SWITCHES, connect
+
+SERVER_READS = {
+    "addresses": "ip -o addr show",
+    "links": "ip -o link show",
+    "fstab": "cat /etc/fstab",
+    "hosts": "cat /etc/hosts",
+    "nfs mounts": "grep -w nfs4\\? /proc/mounts || true",
+    "dlcluster config": "ls -la --time-style=+%s /etc/dlcluster 2>&1 || true",
+    "packages": "dpkg-query --show --showformat='${Package} ${Version}\\n'",
+    "containers": (
+        "command -v docker >/dev/null && docker ps -a --format '{{.Names}} {{.Image}}' || echo none"
+    ),
+}
+STARTUP = {"dell_os10": "show startup-configuration", "arista_eos": "show startup-config"}
+RUNNING = {"dell_os10": "show running-configuration", "arista_eos": "show running-config"}
+ONEFS_LOG = "/ifs/.ifsvar/onefs_sim/requests.log"
+
+
+def snapshot() -> dict[str, Any]:
+    """Every device's state, keyed by device and what was read."""
+    groups = load_lab_groups()
+    state: dict[str, Any] = {}
+    for name in sorted(groups["compute"]):
+        host = docker_host(name)
+        for what, command in SERVER_READS.items():
+            state[f"{name} {what}"] = host.check_output(command)
+    for name in sorted(groups["isilon"]):
+        state[f"{name} API writes"] = docker_host(name).run(f"cat {ONEFS_LOG} 2>/dev/null").stdout
+    for name, (platform, _port) in sorted(SWITCHES.items()):
+        with connect(name) as conn:
+            state[f"{name} running"] = conn.send_command(RUNNING[platform])
+            state[f"{name} startup"] = conn.send_command(STARTUP[platform])
+    return state
+
+
+def differences(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """The reads that differ, named, for an assertion message."""
+    return [key for key in before if before[key] != after.get(key)]
