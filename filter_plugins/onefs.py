@@ -104,6 +104,97 @@ def onefs_tiering_problems(
     return problems
 
 
+def _recorded(recorded: Any, key: str) -> dict[str, Mapping[str, Any]]:
+    """A recorded list (onefs_info's answer) by name, or by path for exports."""
+    field = "path" if key == "nfs_exports" else "name"
+    items = (recorded or {}).get(key) or []
+    return {str(item.get(field)): item for item in items if isinstance(item, Mapping)}
+
+
+def _entry(kind: str, name: str, action: str, **detail: Any) -> dict[str, Any]:
+    return {"object": kind, "name": name, "action": action, **detail}
+
+
+def onefs_change_set(
+    tiers: Any,
+    policies: Any,
+    default_policy: Mapping[str, Any],
+    exports: Any,
+    recorded: Mapping[str, Any] | None = None,
+) -> list[dict[str, Any]]:
+    """What the onefs_tiering role would change, in the order it applies it (tiers,
+    default policy, policies, exports, then one SmartPools job), against a recorded
+    cluster state: the `onefs` answer of onefs_info (nodepools, tiers,
+    filepool_policies, default_policy, nfs_exports). Without one, against an empty
+    cluster: everything present is created. Each entry: object, name, action (create,
+    modify, remove, unchanged) and, for a change, what differs."""
+    changes: list[dict[str, Any]] = []
+    have = _recorded(recorded, "tiers")
+    for tier in tiers or []:
+        name, pools = str(tier["name"]), sorted(tier.get("nodepools") or [])
+        if tier.get("state") == "absent":
+            if name in have:
+                changes.append(_entry("tier", name, "remove"))
+            continue
+        if name not in have:
+            changes.append(_entry("tier", name, "create", nodepools=pools))
+        elif sorted(have[name].get("children") or []) != pools:
+            was = sorted(have[name].get("children") or [])
+            changes.append(_entry("tier", name, "modify", nodepools=pools, was=was))
+        else:
+            changes.append(_entry("tier", name, "unchanged"))
+    wanted = {"storagepool": default_policy.get("storagepool"),
+              "ssd_strategy": default_policy.get("ssd_strategy")}  # fmt: skip
+    current = ((recorded or {}).get("default_policy") or {}).get("actions") or []
+    was = {}
+    for action in current:
+        if action.get("action_type") == "apply_data_storage_policy":
+            was = {k: action.get("action_param", {}).get(k) for k in wanted}
+    changes.append(
+        _entry(
+            "default policy",
+            "default",
+            "unchanged" if was == wanted else "modify",
+            **({} if was == wanted else {"data": wanted, "was": was or None}),
+        )
+    )
+    have = _recorded(recorded, "filepool_policies")
+    for policy in policies or []:
+        name = str(policy["name"])
+        if policy.get("state") == "absent":
+            if name in have:
+                changes.append(_entry("file pool policy", name, "remove"))
+            continue
+        want = {"file_matching_pattern": onefs_policy_pattern(policy),
+                "storagepool": policy.get("storagepool")}  # fmt: skip
+        if name not in have:
+            changes.append(_entry("file pool policy", name, "create", **want))
+            continue
+        old = have[name]
+        pools = [a.get("action_param", {}).get("storagepool") for a in old.get("actions") or []
+                 if a.get("action_type") == "apply_data_storage_policy"]  # fmt: skip
+        was = {"file_matching_pattern": old.get("file_matching_pattern"),
+               "storagepool": pools[0] if pools else None}  # fmt: skip
+        differs = {k: v for k, v in want.items() if v is not None and v != was[k]}
+        if differs:
+            changes.append(_entry("file pool policy", name, "modify", **differs,
+                                  was={k: was[k] for k in differs}))  # fmt: skip
+        else:
+            changes.append(_entry("file pool policy", name, "unchanged"))
+    have = _recorded(recorded, "nfs_exports")
+    for export in exports or []:
+        path = str(export["path"])
+        absent = export.get("state") == "absent"
+        if absent and path in have:
+            changes.append(_entry("NFS export", path, "remove"))
+        elif not absent:
+            changes.append(_entry("NFS export", path, "unchanged" if path in have else "create"))
+    placement = [c for c in changes if c["object"] != "NFS export" and c["action"] != "unchanged"]
+    if placement:
+        changes.append(_entry("job", "SmartPools", "start", because=len(placement)))
+    return changes
+
+
 class FilterModule:
     """OneFS short forms."""
 
@@ -111,4 +202,5 @@ class FilterModule:
         return {
             "onefs_policy_pattern": onefs_policy_pattern,
             "onefs_tiering_problems": onefs_tiering_problems,
+            "onefs_change_set": onefs_change_set,
         }

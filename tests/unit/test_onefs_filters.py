@@ -88,8 +88,12 @@ def test_duplicates_and_a_node_pool_in_two_tiers_are_refused():
 
 
 def test_exports_outside_ifs_or_twice_are_refused():
-    exports = [{"path": "/data"}, {"path": "/ifs/data"}, {"path": "/ifs/data/"},
-               {"path": "/ifs/../etc"}]  # fmt: skip
+    exports = [
+        {"path": "/data"},
+        {"path": "/ifs/data"},
+        {"path": "/ifs/data/"},
+        {"path": "/ifs/../etc"},
+    ]
     assert onefs.onefs_tiering_problems(TIERS, [POLICY], DEFAULT, exports) == [
         "onefs_tiering_exports[0].path is '/data'; an export is a directory under /ifs",
         "onefs_tiering_exports[2].path '/ifs/data/' is exported twice; OneFS has one export "
@@ -104,3 +108,88 @@ def test_a_removed_policy_or_export_is_not_checked():
         onefs.onefs_tiering_problems(TIERS, [gone], DEFAULT, [{"path": "/x", "state": "absent"}])
         == []
     )
+
+
+# ---- the offline plan's change set ------------------------------------------------------
+
+PLAN_TIERS = [
+    {"name": "hot-tier", "nodepools": ["f800_48tb-ssd_256gb"]},
+    {"name": "cold-tier", "nodepools": ["h500_60tb_3.2tb-ssd_128gb"]},
+    {"name": "old-tier", "state": "absent"},
+]
+PLAN_POLICIES = [{"name": "Idle data to cold tier", "idle_days": 30, "storagepool": "cold-tier"}]
+PLAN_DEFAULT = {"storagepool": "hot-tier", "ssd_strategy": "data"}
+PLAN_EXPORTS = [{"path": "/ifs"}, {"path": "/ifs/old", "state": "absent"}]
+
+
+def _recorded(idle_days: int) -> dict:
+    """A cluster as onefs_info reads it: the tiers, the policy at `idle_days`, an
+    export, and a tier the inventory removes."""
+    pattern = onefs.onefs_policy_pattern({"idle_days": idle_days})
+    return {
+        "tiers": [
+            {"name": "hot-tier", "children": ["f800_48tb-ssd_256gb"]},
+            {"name": "cold-tier", "children": ["h500_60tb_3.2tb-ssd_128gb"]},
+            {"name": "old-tier", "children": []},
+        ],
+        "default_policy": {
+            "actions": [
+                {"action_type": "apply_data_storage_policy", "action_param": dict(PLAN_DEFAULT)}
+            ]
+        },
+        "filepool_policies": [
+            {
+                "name": "Idle data to cold tier",
+                "file_matching_pattern": pattern,
+                "actions": [
+                    {
+                        "action_type": "apply_data_storage_policy",
+                        "action_param": {"storagepool": "cold-tier"},
+                    }
+                ],
+            }
+        ],
+        "nfs_exports": [{"path": "/ifs"}, {"path": "/ifs/old"}],
+    }
+
+
+def test_change_set_against_an_empty_cluster_creates_everything_in_apply_order():
+    changes = onefs.onefs_change_set(PLAN_TIERS, PLAN_POLICIES, PLAN_DEFAULT, PLAN_EXPORTS)
+    assert [(c["object"], c["name"], c["action"]) for c in changes] == [
+        ("tier", "hot-tier", "create"),
+        ("tier", "cold-tier", "create"),
+        ("default policy", "default", "modify"),
+        ("file pool policy", "Idle data to cold tier", "create"),
+        ("NFS export", "/ifs", "create"),
+        ("job", "SmartPools", "start"),
+    ]
+
+
+def test_change_set_against_the_recorded_cluster_names_only_what_differs():
+    changes = onefs.onefs_change_set(
+        PLAN_TIERS, PLAN_POLICIES, PLAN_DEFAULT, PLAN_EXPORTS, _recorded(45)
+    )
+    by_key = {(c["object"], c["name"]): c for c in changes}
+    assert by_key[("tier", "hot-tier")]["action"] == "unchanged"
+    assert by_key[("tier", "old-tier")]["action"] == "remove"
+    assert by_key[("default policy", "default")]["action"] == "unchanged"
+    policy = by_key[("file pool policy", "Idle data to cold tier")]
+    assert policy["action"] == "modify"
+    assert list(policy) == ["object", "name", "action", "file_matching_pattern", "was"]
+    was = policy["was"]["file_matching_pattern"]["or_criteria"][0]["and_criteria"][0]
+    assert was["relative_datetime_count"]["time_value"] == 45
+    assert by_key[("NFS export", "/ifs/old")]["action"] == "remove"
+    assert by_key[("job", "SmartPools")] == {
+        "object": "job",
+        "name": "SmartPools",
+        "action": "start",
+        "because": 2,
+    }
+
+
+def test_change_set_of_a_converged_cluster_starts_no_job():
+    exports = [{"path": "/ifs"}]
+    changes = onefs.onefs_change_set(
+        PLAN_TIERS[:2], PLAN_POLICIES, PLAN_DEFAULT, exports, _recorded(30)
+    )
+    assert {c["action"] for c in changes} == {"unchanged"}

@@ -1,0 +1,65 @@
+"""Command lines of the container layer, for the offline plan and the benchmark launch.
+
+`docker_run_argv` is the `docker run` that matches what ngc_container's
+community.docker.docker_container task asks the engine for (an admin's way to read and
+repeat it); `mpi_launch_argv` is the papers' mpirun launch through round_robin_mpi.py
+(seed 000 §"Benchmark methodology", seed 001 the same with 72 GPUs).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def docker_run_argv(settings: dict[str, Any]) -> list[str]:
+    """`docker run -d ...` for a container described by the keys the role passes to
+    docker_container: name, image, command, network_mode, shm_size, ulimits
+    ("name:soft:hard"), privileged, restart_policy, volumes, env, gpus (bool), labels."""
+    argv = ["docker", "run", "-d", "--name", str(settings["name"])]
+    if settings.get("restart_policy"):
+        argv += ["--restart", str(settings["restart_policy"])]
+    if settings.get("network_mode"):
+        argv += ["--network", str(settings["network_mode"])]
+    if settings.get("shm_size"):
+        argv += ["--shm-size", str(settings["shm_size"])]
+    for ulimit in settings.get("ulimits") or []:
+        name, soft, hard = str(ulimit).split(":")
+        argv += ["--ulimit", f"{name}={soft}" if soft == hard else f"{name}={soft}:{hard}"]
+    if settings.get("privileged"):
+        argv.append("--privileged")
+    if settings.get("gpus"):
+        argv += ["--gpus", "all"]
+    for volume in settings.get("volumes") or []:
+        argv += ["-v", str(volume)]
+    for key, value in sorted((settings.get("env") or {}).items()):
+        argv += ["-e", f"{key}={value}"]
+    for key, value in sorted((settings.get("labels") or {}).items()):
+        argv += ["--label", f"{key}={value}"]
+    return argv + [str(settings["image"])] + [str(word) for word in settings.get("command") or []]
+
+
+def mpi_launch_argv(
+    hosts: list[str],
+    slots: int,
+    options: list[Any],
+    env: dict[str, Any],
+    launcher: str,
+    command: list[Any],
+) -> list[str]:
+    """The papers' launch: `mpirun --n N --allow-run-as-root --host h1:S,h2:S <options>
+    -x K=V ... <launcher> <command>`; N is every slot of every host."""
+    if not hosts:
+        raise ValueError("mpi_launch_argv: no hosts to launch on")
+    if int(slots) < 1:
+        raise ValueError(f"mpi_launch_argv: slots per host must be 1 or more, got {slots!r}")
+    argv = ["mpirun", "--n", str(len(hosts) * int(slots)), "--allow-run-as-root"]
+    argv += ["--host", ",".join(f"{host}:{int(slots)}" for host in hosts)]
+    argv += [str(option) for option in options]
+    for key, value in env.items():
+        argv += ["-x", f"{key}={value}"]
+    return argv + [str(launcher)] + [str(word) for word in command]
+
+
+class FilterModule:
+    def filters(self) -> dict[str, Any]:
+        return {"docker_run_argv": docker_run_argv, "mpi_launch_argv": mpi_launch_argv}
