@@ -123,8 +123,9 @@ def test_preflight_fails_when_an_isilon_address_would_get_one_mount():
         "-i",
         "inventories/dss8440",
         "playbooks/preflight.yml",
+        # the site asks one mount per address, as its paper does; the rule's own default is 2
         "-e",
-        "isilon_mounts_per_host=4",
+        "isilon_mounts_min_per_address=2",
     )
     assert result.returncode != 0
     assert (
