@@ -192,12 +192,22 @@ def _value(host_vars: Any, name: str) -> tuple[bool, Any]:
     try:
         if name not in host_vars:
             return False, None
-        value = host_vars[name]
-    except Exception:  # any templating error: the role checks it itself
-        return False, None
-    if type(value).__name__.endswith("Undefined"):
+        value = _resolved(host_vars[name])
+    except Exception:  # any templating error, at any depth: the role checks it itself
         return False, None
     return True, value
+
+
+def _resolved(value: Any) -> Any:
+    """The value with every nested item templated now, so that an item that reads a
+    role's defaults fails here rather than later, inside the checks."""
+    if type(value).__name__.endswith("Undefined"):
+        raise ValueError("undefined")
+    if isinstance(value, Mapping):
+        return {key: _resolved(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_resolved(item) for item in value]
+    return value
 
 
 def role_contract_problems(
