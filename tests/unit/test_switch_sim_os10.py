@@ -1,7 +1,7 @@
 """The OS10 device model (lab/simulators/switch_sim/os10.py) in-process: its factory state,
 what clients send, and what it refuses.
 
-Facts from /work/shared/specs/switch-cli.md and switch-cli-addendum.md (OS10 Q1-Q6).
+Facts from specs/switch-cli.md and switch-cli-addendum.md (OS10 Q1-Q6).
 """
 
 from __future__ import annotations

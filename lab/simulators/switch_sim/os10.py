@@ -8,7 +8,7 @@ nothing. Rendering follows `show running-configuration` of OS10: `!` between blo
 sub-commands indented one space, a breakout map line for every QSFP28 port before the
 interface blocks, values in the device's own form rather than as typed.
 
-Facts: /work/shared/specs/switch-cli.md (§1) and switch-cli-addendum.md (OS10 Q1-Q6).
+Facts: specs/switch-cli.md (§1) and switch-cli-addendum.md (OS10 Q1-Q6).
 Error wordings marked "unverified" are this simulator's choice where no source shows
 the device's text.
 """

@@ -31,6 +31,8 @@ from .state import SessionEnd, SwitchState
 # (False while a password is typed), an optional `login(username, password)` (the
 # account that logged in, for models whose landing mode or sudo depend on it), an optional
 # REJECTED (the error line the device prints for a refused command), an optional
+# `refused(output) -> bool` (for models without a configuration mode, whose errors do
+# not start with `%`: the first-boot lines are then typed at the shell), an optional
 # `counts_as_config(line, output) -> bool` (which lines count for the fault
 # drop_after_config_commands, on devices that have no configuration mode); it raises
 # SessionEnd when the user logs out.
@@ -253,14 +255,19 @@ def apply_initial_config(state: SwitchState, session_cls: Any, path: Path) -> No
     """Type the lines of `path` in configuration mode at the console and save them to
     startup: the switch's first boot, before anyone reaches it over SSH."""
     session = session_cls(state)
-    session.execute("configure terminal")
+    # A model without a configuration mode (a Linux shell, as on Cumulus) says itself
+    # which output is a refusal; the others refuse with a line starting with `%`.
+    refused = getattr(session, "refused", None)
+    if refused is None:
+        session.execute("configure terminal")
     for number, line in enumerate(path.read_text().splitlines(), 1):
-        if line.strip() and not line.lstrip().startswith("!"):
+        if line.strip() and not line.lstrip().startswith(("!", "#")):
             output = session.execute(line)
-            if output.lstrip("\x07").startswith("%"):
+            if refused(output) if refused else output.lstrip("\x07").startswith("%"):
                 # the line is not shown: day-0 lines carry account secrets
                 raise ValueError(f"{path}:{number}: the switch refused the line: {output}")
-    session.execute("end")
+    if refused is None:
+        session.execute("end")
     state.save()
 
 

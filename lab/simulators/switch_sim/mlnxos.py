@@ -1,0 +1,664 @@
+"""NVIDIA MLNX-OS 3.9 on a Quantum QM8700 (40 HDR InfiniBand ports): modes, ports, SM, shows.
+
+A session walks the device's modes: Standard (`>`) after an SSH login, Enable (`#`) after
+`enable` (no password), Config (`(config) #`) after `configure terminal`, and an interface
+mode for one port or a range (`(config interface ib 1/1-1/18) #`). Every prompt carries
+the HA state, `<host> [standalone: master] ...` [fabric-cli.md §4, S27]. Keywords may be
+abbreviated to a unique prefix: netmiko's driver sends `config term`, and captures show
+`int ib 1/1-1/36`, `no shut`, `wr mem`, `sh ports type` (a 3rd-party SX6036 transcript,
+code search "int ib 1/1-1/36").
+
+Configuration applies at once to the running configuration; `configuration write`
+(Config) and `write memory` (Enable, and Config through the Enable commands it also
+runs) copy it to startup [§4, S24]. A refused command prints a line starting with `%`
+and changes nothing: every value is checked before anything is written.
+
+Facts: specs/fabric-cli.md §0, §4, §5, §6, §9. Where a wording or layout
+has no source it is marked "unverified" at the place it is used.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import time
+from collections.abc import Callable
+from typing import Any
+
+from .state import SessionEnd, SwitchState
+
+RELEASE = "3.9.0606"  # the seed's QM8700 product release (seeds/002, Table "software")
+# `show version` of 3.9.0606 (NVIDIA's upgrade procedure, code search "Product release:
+# 3.9.0606"): field names and order as there; build values are that capture's.
+VERSION_FIELDS = (
+    ("Product name", "MLNX-OS"),
+    ("Product release", RELEASE),
+    ("Build ID", "#1-dev"),
+    ("Build date", "2020-05-01 08:20:15"),
+    ("Target arch", "x86_64"),
+    ("Target hw", "x86_64"),
+    ("Built by", "sw-r2d2-bot@b13770d14a06"),
+    ("Version summary", f"X86_64 {RELEASE} 2020-05-01 08:20:15 x86_64"),
+    None,
+    ("Product model", "x86onie"),  # x86onie in the 3.6.5000 fixture [S23]; QM8700 unverified
+    ("Host ID", "B8599F3A2C10"),  # made up; the device prints its base MAC here
+    ("System serial num", "MT2022X01234"),  # made up, in the MTyyww form of the captures
+    None,
+    ("Uptime", "1d 2h 3m 4.500s"),
+    ("CPU load averages", "0.02 / 0.08 / 0.11"),
+    ("Number of CPUs", "2"),
+    ("System memory", "485 MB used / 3278 MB free / 3763 MB total"),
+    ("Swap", "0 MB used / 0 MB free / 0 MB total"),
+)
+
+PORTS = range(1, 41)  # QM8700: 40 HDR ports (3rd-party table [S44], fabric-cli.md §0)
+SPLIT = "qsfp-split-2"  # HDR -> 2x HDR100, sub-ports 1/N/1 and 1/N/2 [§4, S24][S25][S26]
+UNSPLIT = "qsfp"  # `module-type qsfp` on a sub-port: **unverified** (Onyx Ethernet's form)
+# `Supported speeds : sdr, qdr, fdr, edr, hdr` on a QM8700 port [§4, S26]; that `speed`
+# takes these words is inferred from `speed qdr fdr` on an SX6036 [S27] (HDR **unverified**)
+SPEEDS = ("sdr", "qdr", "fdr", "edr", "hdr")
+LANE_GBPS = {"sdr": 2.5, "qdr": 10.0, "fdr": 14.0, "edr": 25.0, "hdr": 50.0}  # 4X qdr = 40.0
+MTU = 4096  # `MTU : 4096` [§4, S26]; no MTU command is known, so none is modelled
+
+ERR_INCOMPLETE = "% Incomplete command."  # unverified (§9: exact `%` strings)
+REJECTED = "% Command rejected."  # the fault injection's refusal; wording unverified
+
+DEFAULT_HOSTNAME = "switch"  # the manual's prompt [S24]; units append MAC digits [S27]
+HOSTNAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,62}")  # rules unverified
+
+
+class CommandError(Exception):
+    """Printed as the device's error line; the command changes nothing."""
+
+
+def unrecognized(word: str) -> CommandError:
+    """`% Unrecognized command "transceiver".`: the first word the CLI cannot place, in
+    quotes (MLNX-OS 3.6.8012 on an SX6036, 3rd-party report, code search
+    `Unrecognized command "transceiver"`; also `show ib partition` -> `"ib"`)."""
+    return CommandError(f'% Unrecognized command "{word}".')
+
+
+def ambiguous(word: str) -> CommandError:
+    return CommandError(f'% Ambiguous command "{word}".')  # unverified
+
+
+def no_such_interface(name: str) -> CommandError:
+    # a port that does not exist, or that a split renamed: wording unverified
+    return CommandError(f"% Interface ib {name} does not exist.")
+
+
+# ---- factory state and port names ------------------------------------------------------
+
+
+def _port() -> dict[str, Any]:
+    """A port out of the box: enabled, every supported speed (nothing in running-config)."""
+    return {"shutdown": False, "speeds": None}
+
+
+def factory(hostname: str) -> dict[str, Any]:
+    """A QM8700 out of the box: 40 unsplit ports, subnet manager disabled [§4: default]."""
+    return {
+        "hostname": hostname,
+        "ports": {f"1/{n}": _port() for n in PORTS},
+        "sm": False,
+        "smnodes": {},
+    }
+
+
+def port_key(name: str) -> tuple[int, ...]:
+    return tuple(int(n) for n in name.split("/"))
+
+
+def front_panel(name: str) -> int:
+    """1/21 and 1/21/2 are both on front-panel port 21 (what the lab's cabling names)."""
+    return port_key(name)[1]
+
+
+def expand_range(text: str, ports: dict[str, Any]) -> list[str]:
+    """`1/1`, `1/1-1/18`, `1/2/1`, `1/2/1-1/2/2` -> the ports, each of which must exist.
+
+    A range of whole ports that crosses a split port is refused: the split port's name is
+    gone [§4: notation x/y -> x/y/z], so the range names a port that does not exist.
+    """
+    match = re.fullmatch(r"(\d+/\d+(?:/\d+)?)(?:-(\d+/\d+(?:/\d+)?))?", text)
+    if not match:
+        raise unrecognized(text)
+    first = port_key(match.group(1))
+    last = port_key(match.group(2)) if match.group(2) else first
+    if len(first) != len(last) or (len(first) == 3 and first[:-1] != last[:-1]):
+        raise no_such_interface(text)  # a range mixing ports and sub-ports: unverified
+    if first[0] != 1 or last[0] != 1 or last < first:
+        raise no_such_interface(text)
+    if len(first) == 2:
+        names = [f"1/{n}" for n in range(first[1], last[1] + 1)]
+    else:
+        names = [f"1/{first[1]}/{n}" for n in range(first[2], last[2] + 1)]
+    for name in names:
+        if name not in ports:
+            raise no_such_interface(name)
+    return names
+
+
+# ---- link state (cabling, shutdown, subnet manager) -------------------------------------
+
+
+def sm_running(config: dict[str, Any]) -> bool:
+    """The switch's own SM runs when `ib sm` is on and its node is not disabled
+    (`ib smnode <host> disable`, 3rd-party notes [S27][S50]; the interplay is inferred)."""
+    return config["sm"] and config["smnodes"].get(config["hostname"]) != "disable"
+
+
+def link(
+    name: str, settings: dict[str, Any], config: dict[str, Any], cabled: frozenset[int]
+) -> tuple[str, str, str, str, str]:
+    """(logical state, physical state, speed, width, rate) of one port.
+
+    Physical `LinkUp` needs a cable (the lab's cabling) and no `shutdown`; a port with
+    nothing linked polls (`Polling`, SX6036 capture [S27]); a shut port is `Disabled`
+    (IB PortPhysicalState name, unverified in MLNX-OS output). Logical `Active` further
+    needs a subnet manager [§5, §6]; the lab has none but the switch's own, so a linked
+    port without it stays `Initialize` (wording unverified).
+    """
+    if settings["shutdown"]:
+        return "Down", "Disabled", "-", "-", "-"
+    if front_panel(name) not in cabled:
+        return "Down", "Polling", "-", "-", "-"
+    speed = (settings["speeds"] or SPEEDS)[-1]
+    lanes = 2 if len(port_key(name)) == 3 else 4  # HDR100 split: 2X [§4, S26]
+    rate = f"{LANE_GBPS[speed] * lanes:.1f} Gbps"
+    logical = "Active" if sm_running(config) else "Initialize"
+    return logical, "LinkUp", speed, f"{lanes}X", rate
+
+
+# ---- rendering -----------------------------------------------------------------------------
+
+
+def _section(title: str, lines: list[str]) -> list[str]:
+    """A `##`-titled block with commands indented 3 spaces [§4, S23; 3.9.2110 capture]."""
+    return ["", "##", f"## {title}", "##", *lines] if lines else []
+
+
+def render(config: dict[str, Any], database: str = "initial") -> str:
+    """`show running-config`: banner, the prefix-mode line, then non-default settings.
+
+    Banner and first section as in the Onyx fixture [S23] and a 3.9.2110 running config
+    (code search "no cli default prefix-modes enable"); `hostname` sits under "Other IP
+    configuration" there. The titles of the IB, split and SM sections are unverified (the
+    Ethernet one is "Interface Ethernet configuration"); order is the port order.
+    """
+    stamp = time.strftime("%Y/%m/%d %H:%M:%S +0000", time.gmtime())
+    lines = [
+        "##",
+        f'## Running database "{database}"',
+        f"## Generated at {stamp}",
+        f"## Hostname: {config['hostname']}",
+        f"## Product release: {RELEASE}",
+        "##",
+        "",
+        "##",
+        "## Running-config temporary prefix mode setting",
+        "##",
+        "no cli default prefix-modes enable",
+    ]
+    ports = sorted(config["ports"], key=port_key)
+    splits = sorted({front_panel(p) for p in ports if len(port_key(p)) == 3})
+    lines += _section(
+        "Interface split configuration",
+        [f"   interface ib 1/{n} module-type {SPLIT} force" for n in splits],
+    )
+    interface_lines = []
+    for name in ports:
+        settings = config["ports"][name]
+        if settings["speeds"]:
+            interface_lines.append(f"   interface ib {name} speed {' '.join(settings['speeds'])}")
+        if settings["shutdown"]:
+            interface_lines.append(f"   interface ib {name} shutdown")
+    lines += _section("Interface IB configuration", interface_lines)
+    sm_lines = ["   ib sm"] if config["sm"] else []
+    sm_lines += [f"   ib smnode {h} {s}" for h, s in sorted(config["smnodes"].items())]
+    lines += _section("Subnet Manager configuration", sm_lines)
+    if config["hostname"] != DEFAULT_HOSTNAME:
+        lines += _section("Other IP configuration", [f"   hostname {config['hostname']}"])
+    return "\n".join(lines)
+
+
+def version_text() -> str:
+    return "\n".join("" if f is None else f"{f[0] + ':':<19}{f[1]}" for f in VERSION_FIELDS)
+
+
+def version_json() -> str:
+    # `| json-print`: a flat object of the same fields (keys from [S23]); layout unverified
+    return json.dumps({f[0]: f[1] for f in VERSION_FIELDS if f is not None}, indent=4)
+
+
+# ---- grammar -----------------------------------------------------------------------------
+
+ARG = "<arg>"  # the rest of the line is the handler's
+END = "<end>"  # the command may end here
+
+
+def merge(*grammars: dict[str, Any]) -> dict[str, Any]:
+    """Deep union of keyword trees: Config mode also runs the Enable commands [S27: `wr
+    mem` and `sh ports type` typed at `(config) #`]."""
+    result: dict[str, Any] = {}
+    for grammar in grammars:
+        for key, value in grammar.items():
+            if isinstance(value, dict) and isinstance(result.get(key), dict):
+                result[key] = merge(result[key], value)
+            else:
+                result[key] = copy.deepcopy(value)
+    return result
+
+
+PAGING = {"cli": {"session": {"paging": {"enable": {END: True}}}}}
+STANDARD_GRAMMAR: dict[str, Any] = {
+    "enable": {END: True},
+    "exit": {END: True},
+    "no": PAGING,  # netmiko and mellanox.onyx send it right after login [§4, S19][S23]
+    "show": {
+        "version": {END: True},
+        "interfaces": {"ib": {"status": {END: True}, ARG: True}},
+        "hosts": {END: True},
+    },
+}
+# Enable adds what a monitor prompt lacks (`show running-config`, `show ib ...` need
+# enable: 3rd-party SX6036 notes [S27]) and the save command.
+ENABLE_GRAMMAR = merge(
+    STANDARD_GRAMMAR,
+    {
+        "disable": {END: True},
+        "configure": {"terminal": {END: True}},
+        "write": {"memory": {END: True}},
+        "show": {
+            "running-config": {END: True},
+            "configuration": {"files": {END: True}},
+            "ib": {"sm": {END: True}, "smnode": {ARG: True}},
+        },
+    },
+)
+CONFIG_ONLY: dict[str, Any] = {
+    "interface": {"ib": {ARG: True}},
+    "hostname": {ARG: True},
+    "ib": {"sm": {END: True}, "smnode": {ARG: True}},
+    "configuration": {"write": {END: True}},
+    "cli": {"default": {"paging": {"enable": {END: True}}}},  # [§4, S24]
+    "no": {
+        "configure": {END: True},
+        "ib": {"sm": {END: True}},
+        "cli": {
+            "default": {"paging": {"enable": {END: True}}, "prefix-modes": {"enable": {END: True}}}
+        },
+    },
+}
+_ENABLE_IN_CONFIG = {k: v for k, v in ENABLE_GRAMMAR.items() if k not in ("disable", "configure")}
+CONFIG_GRAMMAR = merge(_ENABLE_IN_CONFIG, CONFIG_ONLY)
+INTERFACE_ONLY: dict[str, Any] = {
+    "shutdown": {END: True},
+    "speed": {ARG: True},
+    "module-type": {ARG: True},
+    "no": {"shutdown": {END: True}, "speed": {END: True}},
+}
+INTERFACE_GRAMMAR = merge(CONFIG_GRAMMAR, INTERFACE_ONLY)
+
+
+def parse(words: list[str], grammar: dict[str, Any]) -> tuple[tuple[str, ...], list[str]]:
+    """Expand unique keyword prefixes; return (keywords, the rest for the handler)."""
+    node, path = grammar, []
+    for index, word in enumerate(words):
+        keys = [k for k in node if k not in (ARG, END)]
+        matches = [word] if word in keys else [k for k in keys if k.startswith(word.lower())]
+        if len(matches) == 1:
+            path.append(matches[0])
+            node = node[matches[0]]
+            continue
+        if ARG in node:
+            return tuple(path), words[index:]
+        raise ambiguous(word) if matches else unrecognized(word)
+    if END not in node:
+        raise CommandError(ERR_INCOMPLETE)
+    return tuple(path), []
+
+
+def keyword(word: str, choices: tuple[str, ...]) -> str:
+    """One argument keyword, abbreviated or not."""
+    matches = [c for c in choices if c.startswith(word.lower())]
+    if word in choices:
+        return word
+    if len(matches) != 1:
+        raise ambiguous(word) if matches else unrecognized(word)
+    return matches[0]
+
+
+# ---- the session -------------------------------------------------------------------------
+
+
+class MLNXOSSession:
+    """One CLI session: its mode, the ports an interface mode works on, the commands."""
+
+    platform = "mlnxos"
+    REJECTED = REJECTED
+    echo = True
+
+    def __init__(self, state: SwitchState):
+        self.state = state
+        # Driven without the SSH layer (the console the lab types day-0 lines at) the
+        # session is privileged; login() puts an SSH user at the Standard prompt [§4].
+        self.mode = "enable"
+        self.targets: list[str] = []
+        self.target_text = ""
+
+    def login(self, username: str, password: str = "") -> None:
+        """Every SSH login starts in Standard mode (`>`), whatever the account [S27]."""
+        self.mode = "standard"
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return self.state.running
+
+    @property
+    def in_config(self) -> bool:
+        return self.mode in ("config", "interface")
+
+    def prompt(self) -> str:
+        host = f"{self.config['hostname']} [standalone: master]"
+        if self.mode == "standard":
+            return f"{host} > "
+        if self.mode == "enable":
+            return f"{host} # "
+        if self.mode == "config":
+            return f"{host} (config) # "
+        return f"{host} (config interface ib {self.target_text}) # "
+
+    # -- dispatch ------------------------------------------------------------------------
+
+    def execute(self, line: str) -> str:
+        """Run one line; return what the device prints (errors too)."""
+        line = line.strip()
+        if not line or line.startswith("#"):
+            return ""  # `#` lines are comments in the device's own config files [S23]
+        try:
+            command, pipe = self._split_pipe(line)
+            with self.state.lock:
+                if pipe and pipe[0] == "json-print":
+                    return self._json(command)
+                return self._filter(self._dispatch(command.split()), pipe)
+        except CommandError as err:
+            return str(err)
+
+    @staticmethod
+    def _split_pipe(line: str) -> tuple[str, list[str]]:
+        """`show x | json-print` or `show x | include WORD` [§4, S23][S49]."""
+        if "|" not in line:
+            return line, []
+        command, _, pipe = line.partition("|")
+        words = pipe.split()
+        if not words:
+            raise CommandError(ERR_INCOMPLETE)
+        if not "show".startswith(command.split()[0].lower() if command.split() else "-"):
+            raise unrecognized("|")  # filters follow show commands (inferred)
+        words[0] = keyword(words[0], ("json-print", "include"))
+        if words[0] == "include" and len(words) < 2:
+            raise CommandError(ERR_INCOMPLETE)
+        if words[0] == "json-print" and len(words) > 1:
+            raise unrecognized(words[1])
+        return command.strip(), words
+
+    @staticmethod
+    def _filter(output: str, pipe: list[str]) -> str:
+        """`| include WORD` keeps the lines that contain WORD."""
+        if not pipe:
+            return output
+        pattern = " ".join(pipe[1:]).strip('"')
+        return "\n".join(line for line in output.splitlines() if pattern in line)
+
+    def _grammar(self) -> dict[str, Any]:
+        return {
+            "standard": STANDARD_GRAMMAR,
+            "enable": ENABLE_GRAMMAR,
+            "config": CONFIG_GRAMMAR,
+            "interface": INTERFACE_GRAMMAR,
+        }[self.mode]
+
+    def _dispatch(self, words: list[str]) -> str:
+        path, args = parse(words, self._grammar())
+        if self.mode == "interface" and path[:1] in (("shutdown",), ("speed",), ("module-type",)):
+            return self._port_command(self.targets, path, args)
+        if self.mode == "interface" and path in (("no", "shutdown"), ("no", "speed")):
+            return self._port_command(self.targets, path, args)
+        handlers: dict[tuple[str, ...], Callable[[], str]] = {
+            ("enable",): lambda: self._set_mode("enable"),
+            ("disable",): lambda: self._set_mode("standard"),
+            ("exit",): self._exit,
+            ("no", "configure"): lambda: self._set_mode("enable"),
+            ("configure", "terminal"): lambda: self._set_mode("config"),
+            ("no", "cli", "session", "paging", "enable"): lambda: "",
+            ("cli", "default", "paging", "enable"): lambda: "",
+            ("no", "cli", "default", "paging", "enable"): lambda: "",
+            ("no", "cli", "default", "prefix-modes", "enable"): lambda: "",
+            ("show", "version"): version_text,
+            ("show", "hosts"): self._show_hosts,
+            ("show", "interfaces", "ib"): lambda: self._show_ports(args),
+            ("show", "interfaces", "ib", "status"): self._status,
+            ("show", "running-config"): lambda: render(self.config),
+            ("show", "configuration", "files"): self._files,
+            ("show", "ib", "sm"): lambda: "enable" if self.config["sm"] else "disable",
+            ("show", "ib", "smnode"): lambda: self._show_smnode(args),
+            ("write", "memory"): self._save,
+            ("configuration", "write"): self._save,
+            ("hostname",): lambda: self._hostname(args),
+            ("ib", "sm"): lambda: self._set_sm(True),
+            ("no", "ib", "sm"): lambda: self._set_sm(False),
+            ("ib", "smnode"): lambda: self._smnode(args),
+            ("interface", "ib"): lambda: self._interface(args),
+        }
+        return handlers[path]()
+
+    def _set_mode(self, mode: str) -> str:
+        self.mode = mode
+        self.targets, self.target_text = [], ""
+        return ""
+
+    def _exit(self) -> str:
+        """Interface -> Config -> Enable; from Enable or Standard `exit` logs out
+        (netmiko's driver sends `exit` until `(config` is gone [S19])."""
+        if self.mode == "interface":
+            return self._set_mode("config")
+        if self.mode == "config":
+            return self._set_mode("enable")
+        raise SessionEnd
+
+    # -- configuration -------------------------------------------------------------------
+
+    def _save(self) -> str:
+        self.state.save()
+        return ""
+
+    def _hostname(self, args: list[str]) -> str:
+        if len(args) != 1 or not HOSTNAME_RE.fullmatch(args[0]):
+            raise unrecognized(args[1] if len(args) > 1 else args[0])  # unverified
+        self.config["hostname"] = args[0]
+        return ""
+
+    def _set_sm(self, enabled: bool) -> str:
+        self.config["sm"] = enabled
+        return ""
+
+    def _smnode(self, args: list[str]) -> str:
+        """`ib smnode <host> enable|disable` [§4, S50]; only this switch's own node exists
+        on a standalone switch (refusing other names is inferred; wording unverified)."""
+        if len(args) < 2:
+            raise CommandError(ERR_INCOMPLETE)
+        if len(args) > 2:
+            raise unrecognized(args[2])
+        if args[0] != self.config["hostname"]:
+            raise CommandError(f"% Unknown SM node {args[0]}.")  # unverified
+        self.config["smnodes"][args[0]] = keyword(args[1], ("enable", "disable"))
+        return ""
+
+    def _interface(self, args: list[str]) -> str:
+        """`interface ib RANGE` enters interface mode; `interface ib RANGE CMD` runs CMD on
+        the range in one line, the form running-config uses [S23] and the split uses [§4]."""
+        if not args:
+            raise CommandError(ERR_INCOMPLETE)
+        names = expand_range(args[0], self.config["ports"])
+        if len(args) > 1:
+            path, rest = parse(args[1:], INTERFACE_ONLY)
+            return self._port_command(names, path, rest)
+        self.mode, self.targets, self.target_text = "interface", names, args[0]
+        return ""
+
+    def _port_command(self, names: list[str], path: tuple[str, ...], args: list[str]) -> str:
+        """shutdown / speed / module-type on ports, all checked before any changes."""
+        ports = self.config["ports"]
+        if path == ("module-type",):
+            return self._module_type(names, args)
+        if path in (("shutdown",), ("no", "shutdown")):
+            for name in names:
+                ports[name]["shutdown"] = path == ("shutdown",)
+            return ""
+        speeds = self._speeds(args) if path == ("speed",) else None
+        for name in names:
+            ports[name]["speeds"] = speeds
+        return ""
+
+    @staticmethod
+    def _speeds(args: list[str]) -> list[str]:
+        """`speed qdr fdr` [S27]: one or more of the port's speeds, kept in their order."""
+        if not args:
+            raise CommandError(ERR_INCOMPLETE)
+        chosen = [keyword(word, SPEEDS) for word in args]
+        if len(set(chosen)) != len(chosen):
+            raise unrecognized(args[-1])  # a speed twice: unverified
+        return [s for s in SPEEDS if s in chosen]
+
+    def _module_type(self, names: list[str], args: list[str]) -> str:
+        """Split whole ports (`qsfp-split-2`) or unsplit through a sub-port (`qsfp`).
+
+        The split takes effect at once, without `system profile ib split-ready` and a
+        reload: the QM8700 capture [S26] shows the sub-ports after the one-line split,
+        and only a hedged 3rd-party note [S51] names the profile. `force` skips the
+        device's confirmation question, which is not modelled (typing the command
+        without `force` does the same here; unverified).
+        """
+        if not args:
+            raise CommandError(ERR_INCOMPLETE)
+        kind = keyword(args[0], (SPLIT, UNSPLIT))
+        if len(args) > 1:
+            keyword(args[1], ("force",))
+        if len(args) > 2:
+            raise unrecognized(args[2])
+        if kind == SPLIT:
+            if any(len(port_key(n)) == 3 for n in names):
+                # splitting a sub-port, i.e. a port already split: wording unverified
+                raise CommandError(f"% Interface ib {names[0]} is already split.")
+            for name in names:
+                self._replace(front_panel(name), [f"{name}/1", f"{name}/2"])
+        else:
+            if any(len(port_key(n)) == 2 for n in names):
+                raise CommandError(f"% Interface ib {names[0]} is not split.")  # unverified
+            for number in sorted({front_panel(n) for n in names}):
+                self._replace(number, [f"1/{number}"])
+        if self.mode == "interface" and any(t not in self.config["ports"] for t in self.targets):
+            self._set_mode("config")  # the interfaces of this mode are gone (inferred)
+        return ""
+
+    def _replace(self, number: int, names: list[str]) -> None:
+        """Front-panel port `number` becomes `names`, at factory settings (whether settings
+        survive a split is unverified)."""
+        ports = self.config["ports"]
+        for old in [n for n in ports if front_panel(n) == number]:
+            del ports[old]
+        for name in names:
+            ports[name] = _port()
+
+    # -- shows ---------------------------------------------------------------------------
+
+    def _link(self, name: str) -> tuple[str, str, str, str, str]:
+        return link(name, self.config["ports"][name], self.config, self.state.cabled_ports)
+
+    def _show_ports(self, args: list[str]) -> str:
+        """`show interfaces ib 1/2/1`: the block of the QM8700 capture [§4, S26]."""
+        if len(args) > 1:
+            raise unrecognized(args[1])
+        blocks = []
+        for name in expand_range(args[0], self.config["ports"]):
+            logical, physical, speed, width, rate = self._link(name)
+            widths = "1X, 2X" if len(port_key(name)) == 3 else "1X, 2X, 4X"  # 4X: unverified
+            fields = [
+                ("Logical port state", logical),
+                ("Physical port state", physical),
+                ("Current line rate", rate),
+                ("Supported speeds", ", ".join(SPEEDS)),
+                ("Speed", speed),
+                ("Supported widths", widths),
+                ("Width", width),
+                ("Max supported MTUs", str(MTU)),
+                ("MTU", str(MTU)),
+                ("VL capabilities", "VL0 - VL7"),
+                ("Operational VLs", "VL0 - VL3" if physical == "LinkUp" else "-"),
+                ("Description", ""),
+                ("IB Subnet", "infiniband-default"),
+            ]
+            body = "\n".join(f"        {k:<28}: {v}".rstrip() for k, v in fields)
+            blocks.append(f"IB{name} state:\n{body}")
+        return "\n\n".join(blocks)
+
+    def _status_rows(self) -> list[dict[str, str]]:
+        rows = []
+        for name in sorted(self.config["ports"], key=port_key):
+            logical, physical, speed, _, rate = self._link(name)
+            rows.append({"Interface": f"IB{name}", "Description": "", "Speed": speed,
+                         "Current line rate": rate, "Logical port state": logical,
+                         "Physical port state": physical})  # fmt: skip
+        return rows
+
+    def _status(self) -> str:
+        """`show interfaces ib status`: one row a port. The command exists and scripts
+        grep it for `LinkUp` [§4, S49]; the table layout is **unverified**."""
+        rows = self._status_rows()
+        header = list(rows[0])
+        table = [header, ["-" * len(h) for h in header]] + [list(r.values()) for r in rows]
+        widths = (12, 13, 8, 19, 20, 0)
+        return "\n".join(
+            "".join(f"{v:<{w}}" for v, w in zip(line, widths, strict=True)).rstrip()
+            for line in table
+        )
+
+    def _json(self, command: str) -> str:
+        """`| json-print` of `show version` [S23] and `show interfaces ib status` [S49];
+        other commands refuse it here (whether they print JSON is unverified)."""
+        path, _ = parse(command.split(), self._grammar())
+        if path == ("show", "version"):
+            return version_json()
+        if path == ("show", "interfaces", "ib", "status"):
+            # shape unverified: an object per interface, keyed by its name
+            rows = {r.pop("Interface"): [r] for r in self._status_rows()}
+            return json.dumps(rows, indent=4)
+        raise unrecognized("json-print")
+
+    def _files(self) -> str:
+        """`show configuration files`: `initial` is the active file [§4, S24]; the
+        `Active configuration` / `Unsaved changes` lines are unverified."""
+        unsaved = "yes" if self.state.running != self.state.startup else "no"
+        return f"initial (active)\n\nActive configuration: initial\nUnsaved changes: {unsaved}"
+
+    def _show_hosts(self) -> str:
+        # a `Hostname:` line is what scripts grep (`show hosts | include Hostname`, 3rd-party
+        # sinomiko notes); the rest of the output is not modelled
+        return f"Hostname: {self.config['hostname']}"
+
+    def _show_smnode(self, args: list[str]) -> str:
+        """`show ib smnode <host> sm-state|sm-running` -> `enable`/`disable`,
+        `active`/`not active` (3rd-party SX6036 notes [S27][S50])."""
+        if len(args) < 2:
+            raise CommandError(ERR_INCOMPLETE)
+        if len(args) > 2:
+            raise unrecognized(args[2])
+        if args[0] != self.config["hostname"]:
+            raise CommandError(f"% Unknown SM node {args[0]}.")  # unverified
+        what = keyword(args[1], ("sm-state", "sm-running"))
+        node = self.config["smnodes"].get(args[0])
+        if what == "sm-state":
+            return node or ("enable" if self.config["sm"] else "disable")
+        return "active" if sm_running(self.config) else "not active"

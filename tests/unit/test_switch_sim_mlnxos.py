@@ -1,0 +1,383 @@
+"""The MLNX-OS (QM8700) device model of the switch simulator, in-process and over SSH with
+netmiko's own `mellanox_mlnxos` driver.
+
+Facts from specs/fabric-cli.md §4-§6; the model's sources are named in
+lab/simulators/switch_sim/mlnxos.py.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from netmiko import ConnectHandler
+from netmiko.exceptions import ConfigInvalidException
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "lab" / "simulators"))
+from switch_sim import mlnxos  # noqa: E402
+from switch_sim.server import Switch, apply_initial_config, load_host_key  # noqa: E402
+from switch_sim.state import SessionEnd, SwitchState  # noqa: E402
+
+HOST = "lab-sw [standalone: master]"
+ERRORS = r"(?m)^%.*"  # MLNX-OS error lines begin with `%` (mellanox.onyx's stderr regex [S23])
+
+
+@pytest.fixture
+def state(tmp_path) -> SwitchState:
+    return SwitchState(tmp_path / "state.json", mlnxos.factory("lab-sw"))
+
+
+@pytest.fixture
+def cli(state) -> mlnxos.MLNXOSSession:
+    """A session as an SSH login leaves it: at the Standard prompt."""
+    session = mlnxos.MLNXOSSession(state)
+    session.login("admin", "admin")
+    return session
+
+
+def run(cli: mlnxos.MLNXOSSession, *lines: str) -> list[str]:
+    return [cli.execute(line) for line in lines]
+
+
+def config_mode(cli: mlnxos.MLNXOSSession) -> None:
+    assert run(cli, "enable", "configure terminal") == ["", ""]
+
+
+# ---- modes and prompts (spec §4) ------------------------------------------------------------
+
+
+def test_login_lands_at_standard_and_each_mode_has_the_devices_prompt(cli):
+    assert cli.prompt() == f"{HOST} > "
+    assert not cli.in_config
+    cli.execute("enable")
+    assert cli.prompt() == f"{HOST} # "
+    cli.execute("configure terminal")
+    assert cli.prompt() == f"{HOST} (config) # " and cli.in_config
+    cli.execute("interface ib 1/1-1/18")
+    assert cli.prompt() == f"{HOST} (config interface ib 1/1-1/18) # " and cli.in_config
+    cli.execute("exit")
+    assert cli.prompt() == f"{HOST} (config) # "
+    cli.execute("interface ib 1/7")
+    assert cli.execute("no configure") == ""
+    assert cli.prompt() == f"{HOST} # " and not cli.in_config
+    cli.execute("disable")
+    assert cli.prompt() == f"{HOST} > "
+    with pytest.raises(SessionEnd):
+        cli.execute("exit")
+
+
+def test_exit_from_enable_logs_out(cli):
+    run(cli, "enable", "configure terminal", "exit")
+    with pytest.raises(SessionEnd):
+        cli.execute("exit")
+
+
+def test_standard_mode_refuses_configuration_and_privileged_shows(cli):
+    assert cli.execute("configure terminal") == '% Unrecognized command "configure".'
+    assert cli.execute("show running-config") == '% Unrecognized command "running-config".'
+    assert cli.execute("show ib sm") == '% Unrecognized command "ib".'
+    assert cli.prompt() == f"{HOST} > "
+    assert "Product release:   3.9.0606" in cli.execute("show version")
+    assert cli.execute("no cli session paging enable") == ""  # what netmiko sends first
+
+
+def test_config_commands_are_refused_outside_config_mode(cli, state):
+    cli.execute("enable")
+    before = copy.deepcopy(state.running)
+    assert cli.execute("ib sm") == '% Unrecognized command "ib".'
+    assert cli.execute("interface ib 1/1") == '% Unrecognized command "interface".'
+    assert cli.execute("configuration write") == '% Unrecognized command "configuration".'
+    assert state.running == before and cli.prompt() == f"{HOST} # "
+
+
+def test_keywords_take_unique_prefixes_and_unknown_words_are_named(cli):
+    assert run(cli, "en", "config term", "int ib 1/1-1/36") == ["", "", ""]
+    assert cli.prompt() == f"{HOST} (config interface ib 1/1-1/36) # "
+    assert cli.execute("shut") == ""
+    assert cli.execute("no shut") == ""
+    assert cli.execute("frobnicate now") == '% Unrecognized command "frobnicate".'
+    assert cli.execute("interface") == "% Incomplete command."
+    assert cli.execute("end") == '% Unrecognized command "end".'  # netmiko: no single exit
+
+
+# ---- ports, splits, speeds (spec §4) ------------------------------------------------------
+
+
+def test_factory_has_forty_unsplit_ports_and_no_port_lines(cli):
+    cli.execute("enable")
+    assert sorted(cli.state.running["ports"], key=mlnxos.port_key) == [
+        f"1/{n}" for n in range(1, 41)
+    ]
+    config = cli.execute("show running-config")
+    lines = config.splitlines()
+    assert lines[:2] == ["##", '## Running database "initial"']
+    assert lines[2].startswith("## Generated at ")
+    assert lines[3:6] == ["## Hostname: lab-sw", "## Product release: 3.9.0606", "##"]
+    assert "##\n## Running-config temporary prefix mode setting\n##\n" in config
+    assert "no cli default prefix-modes enable" in lines
+    assert "interface ib" not in config and "ib sm" not in config
+    assert "   hostname lab-sw" in lines
+    assert cli.execute("interface ib 1/41") == '% Unrecognized command "interface".'
+    run(cli, "configure terminal")
+    assert cli.execute("interface ib 1/41") == "% Interface ib 1/41 does not exist."
+    assert cli.execute("interface ib 1/40") == ""
+
+
+def test_split_gives_two_hdr100_sub_ports_and_removes_the_port(cli):
+    config_mode(cli)
+    assert cli.execute("interface ib 1/2 module-type qsfp-split-2 force") == ""
+    ports = cli.state.running["ports"]
+    assert "1/2" not in ports and {"1/2/1", "1/2/2"} <= set(ports)
+    assert cli.execute("interface ib 1/2/2") == ""
+    assert cli.prompt() == f"{HOST} (config interface ib 1/2/2) # "
+    config = cli.execute("show running-config")
+    assert "   interface ib 1/2 module-type qsfp-split-2 force" in config.splitlines()
+
+
+def test_split_refusals_change_nothing(cli, state):
+    config_mode(cli)
+    cli.execute("interface ib 1/2 module-type qsfp-split-2 force")
+    before = copy.deepcopy(state.running)
+    # the port is already split: its old name is gone, its sub-ports cannot split again
+    assert cli.execute("interface ib 1/2 module-type qsfp-split-2 force") == (
+        "% Interface ib 1/2 does not exist."
+    )
+    assert cli.execute("interface ib 1/2/1 module-type qsfp-split-2 force") == (
+        "% Interface ib 1/2/1 is already split."
+    )
+    # a sub-port of a port that is not split, a range across the split port, port 41
+    assert cli.execute("interface ib 1/3/1 shutdown") == "% Interface ib 1/3/1 does not exist."
+    assert cli.execute("interface ib 1/1-1/4 shutdown") == "% Interface ib 1/2 does not exist."
+    assert cli.execute("interface ib 1/39-1/41 shutdown") == "% Interface ib 1/41 does not exist."
+    assert cli.execute("interface ib 1/5 module-type qsfp force") == (
+        "% Interface ib 1/5 is not split."
+    )
+    assert state.running == before
+
+
+def test_unsplit_through_a_sub_port_restores_the_port(cli):
+    config_mode(cli)
+    run(cli, "interface ib 1/9 module-type qsfp-split-2 force", "interface ib 1/9/1")
+    assert cli.execute("module-type qsfp force") == ""
+    assert cli.prompt() == f"{HOST} (config) # "  # the mode's interface is gone
+    ports = cli.state.running["ports"]
+    assert "1/9" in ports and "1/9/1" not in ports and "1/9/2" not in ports
+    assert "module-type" not in cli.execute("show running-config")
+
+
+def test_shutdown_and_speed_render_as_one_line_commands(cli):
+    config_mode(cli)
+    run(cli, "interface ib 1/3-1/4", "shutdown", "exit", "interface ib 1/4 no shutdown")
+    run(cli, "interface ib 1/6 speed hdr edr")
+    lines = cli.execute("show running-config").splitlines()
+    assert "   interface ib 1/3 shutdown" in lines
+    assert "   interface ib 1/4 shutdown" not in lines
+    assert "   interface ib 1/6 speed edr hdr" in lines  # the device's order, not as typed
+    assert cli.execute("interface ib 1/6 speed fast") == '% Unrecognized command "fast".'
+    assert cli.execute("interface ib 1/6 speed") == "% Incomplete command."
+    run(cli, "interface ib 1/6", "no speed")
+    assert "speed" not in cli.execute("show running-config")
+
+
+# ---- link state and shows ------------------------------------------------------------------
+
+
+def test_link_is_active_only_where_cabled_not_shut_and_an_sm_runs(state):
+    state.cabled_ports = frozenset({1, 2, 4})
+    cli = mlnxos.MLNXOSSession(state)
+    run(cli, "configure terminal", "interface ib 1/2 module-type qsfp-split-2 force")
+    run(cli, "interface ib 1/4 shutdown")
+
+    def rows() -> dict[str, list[str]]:
+        table = cli.execute("show interfaces ib status").splitlines()
+        assert table[0].split()[:2] == ["Interface", "Description"]
+        return {line.split()[0]: line.split()[1:] for line in table[2:]}
+
+    assert rows()["IB1/1"] == ["hdr", "200.0", "Gbps", "Initialize", "LinkUp"]  # no SM yet
+    cli.execute("ib sm")
+    status = rows()
+    assert status["IB1/1"] == ["hdr", "200.0", "Gbps", "Active", "LinkUp"]
+    assert status["IB1/2/1"] == ["hdr", "100.0", "Gbps", "Active", "LinkUp"]
+    assert status["IB1/3"] == ["-", "-", "Down", "Polling"]  # no cable
+    assert status["IB1/4"] == ["-", "-", "Down", "Disabled"]  # cabled but shut down
+    assert cli.execute("show interfaces ib status | include LinkUp").count("LinkUp") == 3
+    detail = cli.execute("show interfaces ib 1/2/1").splitlines()
+    assert detail[0] == "IB1/2/1 state:"
+    assert "        Logical port state          : Active" in detail
+    assert "        Width                       : 2X" in detail
+    assert "        MTU                         : 4096" in detail
+    assert "        IB Subnet                   : infiniband-default" in detail
+
+
+def test_subnet_manager_is_off_by_default_and_follows_ib_sm(cli):
+    config_mode(cli)
+    assert cli.execute("show ib sm") == "disable"
+    assert cli.execute("ib sm") == ""
+    assert cli.execute("show ib sm") == "enable"
+    assert "   ib sm" in cli.execute("show running-config").splitlines()
+    assert cli.execute("show ib smnode lab-sw sm-running") == "active"
+    assert cli.execute("ib smnode lab-sw disable") == ""
+    assert cli.execute("show ib smnode lab-sw sm-state") == "disable"
+    assert cli.execute("show ib smnode lab-sw sm-running") == "not active"
+    assert cli.execute("ib smnode other-sw enable") == "% Unknown SM node other-sw."
+    run(cli, "ib smnode lab-sw enable", "no ib sm")
+    assert cli.execute("show ib sm") == "disable"
+    assert cli.execute("show ib smnode lab-sw sm-running") == "not active"
+
+
+def test_json_print_of_version_and_port_status(cli):
+    version = json.loads(cli.execute("show version | json-print"))
+    assert version["Product name"] == "MLNX-OS"
+    assert version["Product release"] == "3.9.0606"
+    assert {"Version summary", "Product model"} <= set(version)
+    cli.execute("enable")
+    status = json.loads(cli.execute("show interfaces ib status | json-print"))
+    assert len(status) == 40 and status["IB1/40"][0]["Physical port state"] == "Polling"
+    assert cli.execute("show ib sm | json-print") == '% Unrecognized command "json-print".'
+
+
+def test_show_hosts_names_the_switch(cli):
+    assert cli.execute("show hosts | include Hostname") == "Hostname: lab-sw"
+
+
+# ---- save and startup (spec §4: config applies at once, save copies to startup) -------------
+
+
+def test_configuration_write_and_write_memory_save_and_files_show_unsaved(cli, state):
+    config_mode(cli)
+    cli.execute("ib sm")
+    assert state.startup["sm"] is False  # applied to running only
+    assert cli.execute("show configuration files").endswith("Unsaved changes: yes")
+    assert cli.execute("configuration write") == ""
+    assert state.startup["sm"] is True
+    assert cli.execute("show configuration files") == (
+        "initial (active)\n\nActive configuration: initial\nUnsaved changes: no"
+    )
+    run(cli, "interface ib 1/1 shutdown", "exit")
+    assert cli.execute("write memory") == ""
+    reloaded = SwitchState(state.path, mlnxos.factory("lab-sw"))
+    assert reloaded.running["ports"]["1/1"]["shutdown"] is True and reloaded.running["sm"]
+
+
+def test_initial_config_lines_apply_at_the_console_and_are_saved(tmp_path):
+    day0 = tmp_path / "day0.cfg"
+    day0.write_text("ib sm\n   interface ib 1/2 module-type qsfp-split-2 force\n")
+    state = SwitchState(tmp_path / "state.json", mlnxos.factory("lab-sw"))
+    apply_initial_config(state, mlnxos.MLNXOSSession, day0)
+    assert state.startup["sm"] is True and "1/2/1" in state.startup["ports"]
+    day0.write_text("interface ib 1/99 shutdown\n")
+    with pytest.raises(ValueError, match="refused the line"):
+        apply_initial_config(state, mlnxos.MLNXOSSession, day0)
+
+
+def test_running_config_replays_to_the_same_configuration(cli, state, tmp_path):
+    config_mode(cli)
+    run(cli, "interface ib 1/2 module-type qsfp-split-2 force", "interface ib 1/3 shutdown")
+    run(cli, "interface ib 1/2/1 speed hdr", "ib sm", "hostname ib-a")
+    text = cli.execute("show running-config")
+    other = SwitchState(tmp_path / "other.json", mlnxos.factory("lab-sw"))
+    replay = tmp_path / "replay.cfg"
+    replay.write_text(text)
+    apply_initial_config(other, mlnxos.MLNXOSSession, replay)
+    assert other.running == state.running
+
+
+# ---- over SSH with netmiko's mellanox_mlnxos driver -------------------------------------------
+
+
+class Lab:
+    """The simulator on an ephemeral 127.0.0.1 port, its files in a temporary directory."""
+
+    def __init__(self, tmp_path: Path):
+        self.tmp_path = tmp_path
+        self.faults = tmp_path / "faults.json"
+        self.cabling = tmp_path / "cabling.json"
+        self.cabling.write_text(json.dumps({"ports": [1, 2]}))
+        self.start()
+
+    def start(self) -> None:
+        self.switch = Switch(
+            "mlnxos",
+            str(self.tmp_path / "state.json"),
+            {"admin": "pw"},
+            load_host_key(str(self.tmp_path / "host_key")),
+            "lab-sw",
+            str(self.faults),
+            str(self.cabling),
+        )
+        self.port = self.switch.listen("127.0.0.1", 0)
+        threading.Thread(target=self.switch.serve_forever, daemon=True).start()
+
+    def restart(self) -> None:
+        self.switch.stop()
+        self.start()
+
+    def connect(self, read_timeout: float = 10):
+        return ConnectHandler(
+            device_type="mellanox_mlnxos",
+            host="127.0.0.1",
+            port=self.port,
+            username="admin",
+            password="pw",
+            conn_timeout=10,
+            read_timeout_override=read_timeout,
+            fast_cli=True,
+        )
+
+
+@pytest.fixture
+def lab(tmp_path):
+    lab = Lab(tmp_path)
+    yield lab
+    lab.switch.stop()
+
+
+def test_netmiko_configures_saves_and_sees_refusals(lab):
+    """Each netmiko login costs the driver's 2 s quiet read, so one session does it all."""
+    lab.faults.write_text(json.dumps({"reject_commands": ["^hostname "]}))
+    with lab.connect() as conn:
+        assert conn.find_prompt() == f"{HOST} >"
+        assert "Product release:   3.9.0606" in conn.send_command("show version")
+        conn.enable()
+        assert conn.find_prompt() == f"{HOST} #"
+        output = conn.send_config_set(
+            ["interface ib 1/2 module-type qsfp-split-2 force", "interface ib 1/2/1",
+             "no shutdown", "exit", "ib sm"],
+            error_pattern=ERRORS,
+        )  # fmt: skip
+        assert f"{HOST} (config interface ib 1/2/1) #" in output
+        assert conn.find_prompt() == f"{HOST} #"  # netmiko left config mode with `exit`s
+        status = conn.send_command("show interfaces ib status | include LinkUp")
+        assert [line.split()[0] for line in status.splitlines()] == ["IB1/1", "IB1/2/1", "IB1/2/2"]
+        with pytest.raises(ConfigInvalidException, match="% Interface ib 1/41 does not exist"):
+            conn.send_config_set(["interface ib 1/41 shutdown"], error_pattern=ERRORS)
+        with pytest.raises(ConfigInvalidException, match="% Command rejected"):
+            conn.send_config_set(["hostname ib-a"], error_pattern=ERRORS)
+        conn.save_config()
+        conn.send_config_set(["interface ib 1/5 shutdown"], error_pattern=ERRORS)
+        assert "   interface ib 1/5 shutdown" in conn.send_command("show running-config")
+    lab.restart()  # what the restarted switch shows, read at its console (no 2nd login)
+    console = mlnxos.MLNXOSSession(lab.switch.state)
+    config = console.execute("show running-config")
+    assert console.execute("show ib sm") == "enable"
+    assert "   interface ib 1/2 module-type qsfp-split-2 force" in config.splitlines()
+    assert "interface ib 1/5 shutdown" not in config  # not saved: lost on restart
+    assert "## Hostname: lab-sw" in config  # the rejected line changed nothing
+
+
+def test_the_session_drops_after_n_config_commands(lab):
+    lab.faults.write_text(json.dumps({"drop_after_config_commands": 2}))
+    conn = lab.connect(read_timeout=2)  # the dropped session ends in a read timeout
+    conn.enable()
+    with pytest.raises(Exception):  # noqa: B017 - netmiko raises a read error or timeout
+        conn.send_config_set(
+            [f"interface ib 1/{n} shutdown" for n in (11, 12, 13)], error_pattern=ERRORS
+        )
+    ports = lab.switch.state.running["ports"]
+    assert ports["1/11"]["shutdown"] and ports["1/12"]["shutdown"]
+    assert not ports["1/13"]["shutdown"]  # never sent: the session died after two
