@@ -115,3 +115,24 @@ def test_report_has_a_table_per_check_and_a_plot(tmp_path):
     assert "| a | b | 9.41 Gbit/s | 1 | pass |" in report
     assert "| a | GPUs |  |  | skipped | no NVIDIA GPU" in report
     assert (tmp_path / "throughput.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_the_plot_keeps_one_unit_per_panel():
+    """Network Gbit/s and storage MB/s never share an axis: each unit has its panel."""
+    spec = importlib.util.spec_from_file_location(
+        "validate_report", ROOT / "roles/validate/files/validate_report.py"
+    )
+    report = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(report)
+    records = [
+        {"check": "iperf3", "host": "a", "target": "b", "value": 9.4, "unit": "Gbit/s"},
+        {"check": "reader", "host": "a", "target": "/mnt/isilon1", "value": 2500, "unit": "MB/s"},
+        {"check": "fio", "host": "a", "target": "fio", "value": 900, "unit": "MB/s"},
+        {"check": "sizing", "host": "a", "target": "x", "value": 700, "unit": "MB/s needed"},
+        {"check": "gpus", "host": "a", "target": "GPUs", "value": None, "unit": ""},
+    ]
+    grouped = report.panels({"cluster": "lab", "results": records})
+    assert {unit: [r["check"] for r in rows] for unit, rows in grouped.items()} == {
+        "Gbit/s": ["iperf3"],
+        "MB/s": ["reader", "fio"],
+    }

@@ -57,27 +57,48 @@ def markdown(data: dict) -> str:
     return "\n".join(lines)
 
 
+# One panel per unit, so network (Gbit/s) and storage (MB/s) bars never share an axis;
+# checks whose unit is not listed here are not plotted.
+PANELS = {
+    "Gbit/s": "Network throughput per pair (Gbit/s)",
+    "MB/s": "Storage throughput per mount (MB/s)",
+    "images/s": "Training throughput per run (images/s)",
+}
+
+
+def panels(data: dict) -> dict[str, list[dict]]:
+    """The numeric results of each plotted unit, in report order."""
+    grouped: dict[str, list[dict]] = {unit: [] for unit in PANELS}
+    for record in data["results"]:
+        if record.get("unit") in PANELS and isinstance(record.get("value"), int | float):
+            grouped[record["unit"]].append(record)
+    return {unit: rows for unit, rows in grouped.items() if rows}
+
+
 def plot(data: dict, out: Path) -> bool:
-    rows = [
-        r
-        for r in data["results"]
-        if r["check"] in ("iperf3", "reader", "fio") and isinstance(r.get("value"), (int, float))
-    ]
-    if not rows:
+    grouped = panels(data)
+    if not grouped:
         return False
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    labels = [f"{r['check']}\n{r['host']}\n{r['target']}" for r in rows]
-    values = [r["value"] for r in rows]
-    colors = ["#c0392b" if r["status"] == "fail" else "#2e86c1" for r in rows]
-    fig, ax = plt.subplots(figsize=(max(6, len(rows) * 1.1), 4.5))
-    ax.bar(range(len(rows)), values, color=colors)
-    ax.set_xticks(range(len(rows)), labels, fontsize=6, rotation=60, ha="right")
-    ax.set_ylabel("MB/s (storage), Gbit/s (iperf3)")
-    ax.set_title(f"Throughput per pair and mount: {data['cluster']} (red: below threshold)")
+    widest = max(len(rows) for rows in grouped.values())
+    fig, axes = plt.subplots(
+        len(grouped), 1, figsize=(max(6, widest * 1.1), 4.2 * len(grouped)), squeeze=False
+    )
+    for ax, (unit, rows) in zip(axes[:, 0], grouped.items(), strict=True):
+        labels = [f"{r['check']}\n{r['host']}\n{r['target']}" for r in rows]
+        colors = ["#c0392b" if r["status"] == "fail" else "#2e86c1" for r in rows]
+        ax.bar(range(len(rows)), [r["value"] for r in rows], color=colors)
+        for index, record in enumerate(rows):  # each bar's own threshold, as a black tick
+            if isinstance(record.get("threshold"), int | float):
+                ax.hlines(record["threshold"], index - 0.4, index + 0.4, colors="black")
+        ax.set_xticks(range(len(rows)), labels, fontsize=6, rotation=60, ha="right")
+        ax.set_ylabel(unit)
+        ax.set_title(PANELS[unit])
+    fig.suptitle(f"{data['cluster']}: red bars are below their threshold (black tick)")
     fig.tight_layout()
     fig.savefig(out / "throughput.png", dpi=110)
     plt.close(fig)
