@@ -8,7 +8,8 @@ role's contract names (what the inventory and `-e` set; a role's own defaults ar
 own business), and checks it against the contract with ansible-core's own type
 conversions. Problems name the host(s), the variable with its full path inside lists
 and dicts (`onefs_tiering_policies[1].idle_day`), the bad value and what is allowed.
-Bounds that argument_specs cannot express live in RANGES.
+Bounds that argument_specs cannot express live in RANGES; the values of dicts with free
+keys in MAP_VALUES.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ CHECKERS: dict[str, Callable[[Any], Any]] = {
 # devices apply, said before anything is touched.
 RANGES: dict[str, tuple[float | None, float | None]] = {
     "ngc_container_ssh_port": (1, 65535),
+    "ngc_container_launch_slots": (1, None),
     "isilon_mounts_per_host": (1, None),
     "isilon_mounts_min_per_address": (1, None),
     "isilon_mounts_nconnect": (0, 16),  # 0: not set; Linux accepts 1..16
@@ -64,6 +66,35 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "validate_fio_runtime": (1, None),
     "validate_fio_files_per_job": (1, None),
 }
+
+
+# Dicts whose keys are free (option names, interface names), which argument_specs cannot
+# describe: what each value must be, and why.
+MAP_VALUES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    # Docker's documentation: log-opts values in daemon.json "must be provided as strings";
+    # a number there (max-file: 3) keeps dockerd from starting.
+    "container_runtime_log_opts": (
+        lambda value: isinstance(value, str),
+        'a string (quote numbers and booleans, e.g. "3"): Docker reads log-opts as strings only',
+    ),
+    "switches_os10_port_descriptions": (
+        lambda value: isinstance(value, str | int | float) and not isinstance(value, bool),
+        "a description (text)",
+    ),
+}
+
+
+def _map_problems(value: Any, path: str) -> list[str]:
+    """Values of a free-keyed dict (MAP_VALUES) that are not what the device takes."""
+    rule = MAP_VALUES.get(_range_key(path))
+    if rule is None or not isinstance(value, Mapping):
+        return []
+    accepts, wanted = rule
+    return [
+        f"{path}.{key} is {_shown(item)}; it must be {wanted}"
+        for key, item in value.items()
+        if not accepts(item)
+    ]
 
 
 def _range_key(path: str) -> str:
@@ -101,6 +132,8 @@ def check_value(value: Any, spec: Mapping[str, Any], path: str) -> list[str]:
         element.pop("elements", None)
         for index, item in enumerate(converted):
             problems += check_value(item, element, f"{path}[{index}]")
+    elif kind == "dict" and "options" not in spec:
+        problems += _map_problems(converted, path)
     elif kind == "dict" and "options" in spec:
         problems += check_options(converted, spec["options"], path)
         for group in spec.get("mutually_exclusive") or []:

@@ -432,6 +432,24 @@ PREFLIGHT_CASES = [
         {"nvidia_driver_persistence": "sometimes"},
         "gpu-1: nvidia_driver_persistence is 'sometimes', which is not a bool",
     ),
+    (
+        "docker_log_opt_not_a_string",
+        {},
+        {"container_runtime_log_opts": {"max-size": "100m", "max-file": 3}},
+        "gpu-1: container_runtime_log_opts.max-file is 3; it must be a string",
+    ),
+    (
+        "launch_without_slots",
+        {},
+        {"ngc_container_launch_slots": 0},
+        "gpu-1: ngc_container_launch_slots is 0; allowed: 1..",
+    ),
+    (
+        "launch_env_as_a_list",
+        {},
+        {"ngc_container_launch_env": ["NCCL_DEBUG=INFO"]},
+        "gpu-1: ngc_container_launch_env is ['NCCL_DEBUG=INFO'], which is not a dict",
+    ),
 ]
 
 

@@ -70,9 +70,27 @@ def test_every_bounded_path_is_an_option_of_some_role():
     options = {}
     for spec_path in (ROOT / "roles").glob("*/meta/argument_specs.yml"):
         options.update(contracts._contract(ROOT, spec_path.parts[-3]))
-    for path in contracts.RANGES:
+    for path in [*contracts.RANGES, *contracts.MAP_VALUES]:
         name = path.split("[", 1)[0].split(".", 1)[0]
-        assert name in options, f"RANGES names {path}, which no role's contract has"
+        assert name in options, f"RANGES/MAP_VALUES name {path}, which no role's contract has"
+
+
+def test_free_keyed_dicts_have_their_values_checked():
+    """Docker reads log-opts values as strings only; a number stops dockerd."""
+    spec = {"type": "dict"}
+    assert contracts.check_value({"max-size": "100m", "max-file": "3"}, spec,
+                                 "container_runtime_log_opts") == []  # fmt: skip
+    assert contracts.check_value({"max-file": 3}, spec, "container_runtime_log_opts") == [
+        "container_runtime_log_opts.max-file is 3; it must be a string (quote numbers and "
+        'booleans, e.g. "3"): Docker reads log-opts as strings only'
+    ]
+    problems = contracts.check_value(
+        {"ethernet1/1/21:1": ["isilon-1"]}, spec, "switches_os10_port_descriptions"
+    )
+    assert problems == [
+        "switches_os10_port_descriptions.ethernet1/1/21:1 is ['isilon-1']; "
+        "it must be a description (text)"
+    ]
 
 
 def test_roles_are_found_on_the_hosts_the_playbooks_run_them_on():
