@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 try:
@@ -195,6 +195,34 @@ def onefs_change_set(
     return changes
 
 
+def _label(change: Mapping[str, Any]) -> str:
+    return f"{change['object']} {change['name']!r} ({change['action']})"
+
+
+def onefs_progress(
+    planned: Sequence[Mapping[str, Any]],
+    remaining: Sequence[Mapping[str, Any]] | None,
+    job_started: bool = False,
+) -> dict[str, list[str]]:
+    """After a failed run: which of the changes planned at its start (onefs_change_set
+    against the state read then) were applied, and which were not (the change set
+    against the state read after the failure). `remaining` None: the cluster could not
+    be read again, so nothing is known to be applied. The job counts as applied only
+    when it was started."""
+    wanted = [c for c in planned if c["action"] != "unchanged"]
+    if remaining is None:
+        return {"applied": [], "not_applied": [_label(c) for c in wanted], "known": False}
+    left = {(c["object"], c["name"]) for c in remaining if c["action"] != "unchanged"}
+    applied, not_applied = [], []
+    for change in wanted:
+        if change["object"] == "job":
+            done = job_started
+        else:
+            done = (change["object"], change["name"]) not in left
+        (applied if done else not_applied).append(_label(change))
+    return {"applied": applied, "not_applied": not_applied, "known": True}
+
+
 class FilterModule:
     """OneFS short forms."""
 
@@ -203,4 +231,5 @@ class FilterModule:
             "onefs_policy_pattern": onefs_policy_pattern,
             "onefs_tiering_problems": onefs_tiering_problems,
             "onefs_change_set": onefs_change_set,
+            "onefs_progress": onefs_progress,
         }

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import time
 
 import pytest
@@ -106,6 +107,60 @@ def test_changing_the_idle_days_sends_one_put_and_starts_one_job(isilon):
         policies = isilon.check_output("isi filepool policies list")
         assert "Idle data to cold tier" in policies
     finally:
+        restored = run_playbook("playbooks/storage.yml", "--tags", "onefs")
+        assert restored.returncode == 0, restored.stdout[-3000:]
+
+
+FAULTS = "/ifs/.ifsvar/onefs_sim/faults.json"
+
+
+def test_a_write_failing_mid_way_says_what_was_applied_and_a_rerun_completes_it(isilon):
+    """Two changes planned (the default policy's SSD strategy, the idle days); the
+    policy write fails with 500 on every try. The run fails naming what was applied and
+    what was not, read back from the cluster; without the fault the same run completes."""
+    default = {
+        "storagepool": "hot-tier",
+        "ssd_strategy": "metadata",
+        "snapshot_storagepool": "hot-tier",
+        "snapshot_ssd_strategy": "data",
+        "data_access_pattern": "concurrency",
+        "enable_coalescer": True,
+    }
+    policy = {
+        "name": "Idle data to cold tier",
+        "description": "Files not accessed for 30 days move to the H500 tier",
+        "apply_order": 1,
+        "idle_days": 21,
+        "storagepool": "cold-tier",
+        "ssd_strategy": "metadata",
+        "snapshot_storagepool": "cold-tier",
+        "snapshot_ssd_strategy": "metadata",
+    }
+    change = json.dumps(
+        {"onefs_tiering_default_policy": default, "onefs_tiering_policies": [policy]}
+    )
+    fault = {"fail": [{"method": "PUT", "path": "filepool/policies", "status": 500, "count": 20}]}
+    subprocess.run(  # through stdin, so that no shell reinterprets the JSON
+        ["docker", "exec", "-i", "lab-isilon-1", "sh", "-c", f"cat > {FAULTS}"],
+        input=json.dumps(fault), text=True, check=True,
+    )  # fmt: skip
+    try:
+        failed = run_playbook("playbooks/storage.yml", "--tags", "onefs", "-e", change)
+        isilon.check_output(f"rm -f {FAULTS}")
+        output = " ".join(failed.stdout.split())
+        assert failed.returncode != 0, output[-3000:]
+        assert "Applied: default policy 'default' (modify)." in output, output[-3000:]
+        assert (
+            "Not applied: file pool policy 'Idle data to cold tier' (modify), "
+            "job 'SmartPools' (start). A re-run applies the rest."
+        ) in output
+        view = isilon.check_output("isi filepool default-policy view")
+        assert "'ssd_strategy': 'metadata'" in view and "'storagepool': 'hot-tier'" in view
+        completed = run_playbook("playbooks/storage.yml", "--tags", "onefs", "-e", change)
+        assert completed.returncode == 0, completed.stdout[-3000:]
+        assert re.search(r"lab-isilon-1\s+: ok=\d+\s+changed=[1-9]", completed.stdout)
+    finally:
+        isilon.run(f"rm -f {FAULTS}")
         restored = run_playbook("playbooks/storage.yml", "--tags", "onefs")
         assert restored.returncode == 0, restored.stdout[-3000:]
 

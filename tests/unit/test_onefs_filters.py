@@ -193,3 +193,28 @@ def test_change_set_of_a_converged_cluster_starts_no_job():
         PLAN_TIERS[:2], PLAN_POLICIES, PLAN_DEFAULT, exports, _recorded(30)
     )
     assert {c["action"] for c in changes} == {"unchanged"}
+
+
+def test_progress_after_a_failure_names_what_was_applied_and_what_was_not():
+    """Planned against the cluster before the run; the default policy got written, the
+    policy write failed: the cluster read again still differs in the policy only."""
+    before = _recorded(45)
+    before["default_policy"] = {"actions": []}
+    planned = onefs.onefs_change_set(PLAN_TIERS[:2], PLAN_POLICIES, PLAN_DEFAULT, [], before)
+    after = _recorded(45)
+    remaining = onefs.onefs_change_set(PLAN_TIERS[:2], PLAN_POLICIES, PLAN_DEFAULT, [], after)
+    assert onefs.onefs_progress(planned, remaining) == {
+        "applied": ["default policy 'default' (modify)"],
+        "not_applied": [
+            "file pool policy 'Idle data to cold tier' (modify)",
+            "job 'SmartPools' (start)",
+        ],
+        "known": True,
+    }
+
+
+def test_progress_when_the_cluster_cannot_be_read_again_claims_nothing_applied():
+    planned = onefs.onefs_change_set(PLAN_TIERS[:1], [], PLAN_DEFAULT, [])
+    progress = onefs.onefs_progress(planned, None)
+    assert progress["applied"] == [] and progress["known"] is False
+    assert progress["not_applied"][0] == "tier 'hot-tier' (create)"
