@@ -111,6 +111,25 @@ def test_changing_the_idle_days_sends_one_put_and_starts_one_job(isilon):
         assert restored.returncode == 0, restored.stdout[-3000:]
 
 
+def test_the_early_phase_reads_the_node_pools_and_refuses_a_tier_the_cluster_lacks(isilon):
+    """A tier naming a node pool the cluster does not have is refused by site.yml's first
+    play, which reads the cluster (read-only), before any layer is touched."""
+    before = len(_log(isilon))
+    tiers = [
+        {"name": "hot-tier", "nodepools": ["f800_48tb-ssd_256gb"]},
+        {"name": "cold-tier", "nodepools": ["a200_30tb_1tb-ssd_16gb"]},
+    ]
+    result = run_playbook("site.yml", "-e", json.dumps({"onefs_tiering_tiers": tiers}))
+    output = " ".join(result.stdout.split())
+    assert result.returncode != 0
+    assert (
+        "onefs_tiering_tiers names node pools the cluster does not have: "
+        "a200_30tb_1tb-ssd_16gb (it has: f800_48tb-ssd_256gb, h500_60tb_3.2tb-ssd_128gb)"
+    ) in output, output[-3000:]
+    assert "TASK [switches" not in output and "TASK [nics" not in output
+    assert len(_log(isilon)) == before  # nothing written to the cluster
+
+
 FAULTS = "/ifs/.ifsvar/onefs_sim/faults.json"
 
 

@@ -31,6 +31,8 @@ FAKE_SECRETS = {
 
 def _run(*args: str, secrets: bool = True) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"), "ANSIBLE_NOCOLOR": "1"}
+    if args[0].endswith("ansible-playbook"):  # the example sites' clusters are never read
+        args = (*args, "-e", "onefs_tiering_preflight_read_cluster=false")
     env.update(FAKE_SECRETS if secrets else {k: "" for k in FAKE_SECRETS})
     return subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
 
