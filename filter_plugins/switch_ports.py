@@ -296,6 +296,8 @@ def _mtu_problems(host: str, name: str, mtu: Any, platform: str, data_mtu: Any) 
     if mtu in (None, "", 0, "0"):
         return []
     low, high = PLATFORMS[platform].mtu_range
+    if low == high:
+        return [f"{host}: {name} does not apply to {platform}: its ports have no MTU setting"]
     try:
         value = int(mtu)
     except (TypeError, ValueError):

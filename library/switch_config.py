@@ -157,7 +157,6 @@ import traceback
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 from ansible.module_utils.switch_config import (
-    ERROR_PATTERN,
     HAS_HIER_CONFIG,
     HIER_CONFIG_IMPORT_ERROR,
     PLATFORMS,
@@ -207,7 +206,7 @@ def read_running(conn, platform):
     output = conn.send_command(command, read_timeout=60)
     # An error is not a configuration: an EOS user at `>` gets `% Invalid input
     # (privileged mode required)`, which must not be taken for an empty switch.
-    error = re.search(ERROR_PATTERN + r".*", output)
+    error = re.search(PLATFORMS[platform].error_pattern + r".*", output)
     if error:
         raise RuntimeError(
             f"the switch refused `{command}`: {error.group(0).strip()}"
@@ -278,8 +277,8 @@ def main():
             # both sides normalised the same way (blocks without `!`), so only real
             # differences show
             result["diff"] = {
-                "before": owned_text(running, intended, owned),
-                "after": owned_text(intended, intended),
+                "before": owned_text(running, intended, owned, platform),
+                "after": owned_text(intended, intended, platform=platform),
             }
         if not commands or module.check_mode:
             result["changed"] = bool(commands)
@@ -317,7 +316,7 @@ def main():
             )
         if params["save"]:
             output = conn.save_config()
-            if re.search(ERROR_PATTERN, output or ""):
+            if re.search(PLATFORMS[platform].error_pattern, output or ""):
                 module.fail_json(msg=f"saving to startup failed: {output.strip()}", **result)
             result["saved"] = True
     except Exception as exc:  # a session that drops outside a push, a timeout reading

@@ -53,7 +53,9 @@ class PushError(Exception):
         self.applied = applied
 
 
-def send_each(conn: Any, commands: Sequence[str], applied: list[str]) -> None:
+def send_each(
+    conn: Any, commands: Sequence[str], applied: list[str], error_pattern: str = ERROR_PATTERN
+) -> None:
     """Send commands one by one in the current config mode, recording each applied one."""
     from netmiko.exceptions import ConfigInvalidException
 
@@ -63,7 +65,7 @@ def send_each(conn: Any, commands: Sequence[str], applied: list[str]) -> None:
                 [command],
                 enter_config_mode=False,
                 exit_config_mode=False,
-                error_pattern=ERROR_PATTERN,
+                error_pattern=error_pattern,
             )
         except ConfigInvalidException as exc:
             raise PushError(f"the switch rejected {command!r}: {exc}", applied) from exc
@@ -123,6 +125,22 @@ def push_os10(conn: Any, commands: Sequence[str], options: Mapping[str, Any]) ->
             except Exception:
                 pass
         raise
+    return None
+
+
+# MLNX-OS refuses a command with a line that starts with `% ` (`% Unrecognized command
+# "x".`, fabric-cli.md §4 [S27]; the other wordings of the lab's model are unverified).
+MLNXOS_ERROR_PATTERN = r"(?m)^\s*% \S"
+
+
+def push_mlnxos(conn: Any, commands: Sequence[str], options: Mapping[str, Any]) -> None:
+    """Apply commands in configuration mode. MLNX-OS applies each one at once and has no
+    transaction or session to discard (fabric-cli.md §4): a failure reports the commands
+    that were applied before it, and the next run sends what is still missing."""
+    applied: list[str] = []
+    conn.config_mode()
+    send_each(conn, commands, applied, MLNXOS_ERROR_PATTERN)
+    conn.exit_config_mode()
     return None
 
 
@@ -248,6 +266,52 @@ def _os10_driver() -> Any:
     return _os10_driver_class()()
 
 
+@functools.cache
+def _mlnxos_driver_class() -> type:
+    """MLNX-OS: flat commands, shown indented by three spaces under `##` section titles
+    (fabric-cli.md §4); a setting is undone by `no` after the interface, not before it."""
+    from hier_config.models import MatchRule, NegationSubRule, OrderingRule, PerLineSubRule
+    from hier_config.platforms.driver_base import HConfigDriverBase, HConfigDriverRules
+
+    split = MatchRule(re_search=r"^interface ib \S+ module-type qsfp-split")
+    unsplit = MatchRule(re_search=r"^interface ib \S+ module-type qsfp force")
+
+    class HConfigDriverMLNXOS(HConfigDriverBase):
+        @staticmethod
+        def _instantiate_rules() -> HConfigDriverRules:
+            return HConfigDriverRules(
+                per_line_sub=[
+                    PerLineSubRule(search=r"^##.*$", replace=""),
+                    PerLineSubRule(search=r"^\s+", replace=""),
+                ],
+                negation_sub=[
+                    NegationSubRule(
+                        match_rules=(MatchRule(re_search=r"^interface ib \S+ (shutdown|speed)"),),
+                        search=r"^no (interface ib \S+) (shutdown|speed)\b.*$",
+                        replace=r"\1 no \2",
+                    ),
+                    # un-split: `module-type qsfp` typed on the first sub-port (the lab
+                    # model's form; unverified on a QM8700)
+                    NegationSubRule(
+                        match_rules=(split,),
+                        search=r"^no interface ib (\S+) module-type \S+( force)?$",
+                        replace=r"interface ib \1/1 module-type qsfp force",
+                    ),
+                ],
+                ordering=[
+                    # split before the sub-ports are set, un-split after they are cleared
+                    OrderingRule(match_rules=(split,), weight=-100),
+                    OrderingRule(match_rules=(unsplit,), weight=100),
+                ],
+            )
+
+    return HConfigDriverMLNXOS
+
+
+def _mlnxos_driver() -> Any:
+    return _mlnxos_driver_class()()
+
+
 def _eos_driver() -> Any:
     from hier_config import Platform, get_hconfig_driver
 
@@ -273,6 +337,14 @@ class SwitchPlatform:
     # commands planned before hier_config sees the rest: (running, intended, owned) ->
     # (commands, running rest, intended rest); OS10 breakouts
     plan_first: Callable[[str, str, Sequence[str]], tuple[list[str], str, str]] | None = None
+    # remediation in the driver's ordering weights (flat platforms whose commands depend
+    # on each other, such as a split before its sub-ports)
+    ordered: bool = False
+    # configurations shown as flat commands under comment titles (MLNX-OS's `##`): made
+    # one command per line before their sections are compared
+    flat: bool = False
+    # how the CLI marks a refused command
+    error_pattern: str = ERROR_PATTERN
 
 
 PLATFORMS: dict[str, SwitchPlatform] = {
@@ -301,6 +373,20 @@ PLATFORMS: dict[str, SwitchPlatform] = {
         # lower bound is EOS's IPv4 minimum (switch-cli-addendum Q11).
         mtu_range=(68, 9214),
         variables="switches_eos_",
+    ),
+    "mellanox_mlnxos": SwitchPlatform(
+        device_type="mellanox_mlnxos",
+        show_running="show running-config",
+        push=push_mlnxos,
+        driver=_mlnxos_driver,
+        template="mellanox_mlnxos.cfg.j2",
+        # InfiniBand ports have no MTU setting in the CLI (fabric-cli.md §4 gives none):
+        # the IB MTU is 4096, and the data network's Ethernet MTU does not apply.
+        mtu_range=(4096, 4096),
+        variables="switches_mlnxos_",
+        ordered=True,
+        flat=True,
+        error_pattern=MLNXOS_ERROR_PATTERN,
     ),
 }
 
@@ -376,6 +462,22 @@ MODELS: dict[str, PortModel] = {
             PortGroup(33, 34, "SFP+", port="{n}", interface="Ethernet{n}"),
         ),
     ),
+    # NVIDIA Mellanox QM8700, MLNX-OS 3.9: 40 HDR QSFP56 ports 1/1-1/40; a port splits into
+    # two HDR100 ports 1/N/1-1/N/2 (fabric-cli.md §0, §4).
+    "QM8700": PortModel(
+        platform="mellanox_mlnxos",
+        groups=(
+            PortGroup(
+                1,
+                40,
+                "QSFP56",
+                port="1/{n}",
+                interface="1/{n}",
+                breakouts={"qsfp-split-2": 2},
+                subport="1/{n}/{sub}",
+            ),
+        ),
+    ),
 }
 
 
@@ -416,6 +518,12 @@ def _top_level_blocks(text: str) -> list[list[str]]:
     return blocks
 
 
+def flatten(text: str) -> str:
+    """One command per line, without `##` comment lines and indentation (MLNX-OS)."""
+    lines = [line.strip() for line in text.splitlines()]
+    return "".join(f"{line}\n" for line in lines if line and not line.startswith("#"))
+
+
 def owned_running(running: str, intended: str, owned_patterns: Sequence[str] = ()) -> str:
     """The running configuration restricted to the sections the intended text owns.
 
@@ -444,6 +552,8 @@ def remediation(
     from hier_config import WorkflowRemediation, get_hconfig
 
     entry = get_platform(platform)
+    if entry.flat:
+        running, intended = flatten(running), flatten(intended)
     first: list[str] = []
     if entry.plan_first is not None:
         first, running, intended = entry.plan_first(running, intended, owned_patterns)
@@ -453,6 +563,8 @@ def remediation(
     commands: list[str] = []
 
     def walk(children: Iterable) -> None:
+        if entry.ordered:
+            children = sorted(children, key=lambda child: child.order_weight)
         for child in children:
             commands.append(child.text)
             if child.children:
@@ -465,6 +577,10 @@ def remediation(
     ]
 
 
-def owned_text(running: str, intended: str, owned_patterns: Sequence[str] = ()) -> str:
+def owned_text(
+    running: str, intended: str, owned_patterns: Sequence[str] = (), platform: str | None = None
+) -> str:
     """The owned sections as text, for diff output."""
+    if platform is not None and get_platform(platform).flat:
+        running, intended = flatten(running), flatten(intended)
     return owned_running(running, intended, owned_patterns)

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT / "lab" / "simulators"))
 import ansible.module_utils  # noqa: E402
 import switch_config as lib  # noqa: E402
 from ansible.module_utils.testing import patch_module_args  # noqa: E402
-from switch_sim import eos, os10  # noqa: E402
+from switch_sim import eos, mlnxos, os10  # noqa: E402
 from switch_sim.state import SwitchState  # noqa: E402
 
 # The module imports its shared code as ansible.module_utils.switch_config.
@@ -51,8 +51,9 @@ ROLE = ROOT / "roles" / "switches"
 DEVICE_MODELS = {
     "dell_os10": (os10.OS10Session, os10.factory),
     "arista_eos": (eos.EOSSession, eos.factory),
+    "mellanox_mlnxos": (mlnxos.MLNXOSSession, mlnxos.factory),
 }
-MODEL_OF = {"dell_os10": "S5232F-ON", "arista_eos": "7060CX2-32S"}
+MODEL_OF = {"dell_os10": "S5232F-ON", "arista_eos": "7060CX2-32S", "mellanox_mlnxos": "QM8700"}
 PAPER_BREAKOUTS = [{"ports": "1/1/21-32", "mode": "40g-1x"}]
 SPLIT_24 = [
     {"ports": "1/1/21-23", "mode": "40g-1x"},
@@ -85,7 +86,12 @@ class DeviceConnection:
         return output
 
     def exit_config_mode(self) -> str:
-        return self._run("end") if self.session.in_config else ""
+        if self.session.platform != "mlnxos":
+            return self._run("end") if self.session.in_config else ""
+        output = ""  # MLNX-OS has no `end`: netmiko sends `exit` until the prompt is `#`
+        while self.session.in_config:
+            output += self._run("exit")
+        return output
 
     def send_config_set(self, commands, enter_config_mode=True, exit_config_mode=True,
                         error_pattern=None, **_: Any) -> str:  # fmt: skip
@@ -105,6 +111,10 @@ class DeviceConnection:
         return "\n".join(outputs)
 
     def save_config(self) -> str:
+        if self.session.platform == "mlnxos":  # netmiko: `configuration write` in config mode
+            self.config_mode()
+            output = self._run("configuration write")
+            return output + self.exit_config_mode()
         command = {
             "os10": "copy running-configuration startup-configuration",
             "eos": "copy running-config startup-config",
@@ -562,3 +572,75 @@ def test_eos_plain_speed_syntax_and_port_mtu_converge(monkeypatch, capsys, s7060
         s7060.running()
     )
     assert remaining(s7060, intended) == []
+
+
+# ---- the module against the MLNX-OS (QM8700) device model ----------------------------------
+
+MLNXOS_OWNED = ["^interface ib ", "^ib sm$"]  # roles/switches/vars/main.yml
+
+
+@pytest.fixture
+def qm8700(tmp_path):
+    return Device(tmp_path, "mellanox_mlnxos")
+
+
+def _fabric(**overrides: Any) -> str:
+    """Two ports split for HDR100 hosts, one sub-port and one port shut, the SM on."""
+    values = {
+        "switches_mlnxos_breakouts": [{"ports": "1/39-40", "mode": "qsfp-split-2"}],
+        "switches_mlnxos_interfaces": [
+            {"name": "1/40/2", "shutdown": True},
+            {"name": "1/38", "shutdown": True},
+            {"name": "1/1", "speed": "hdr"},
+        ],
+        "switches_mlnxos_subnet_manager": True,
+        **overrides,
+    }
+    return render("mellanox_mlnxos", **values)
+
+
+def test_factory_qm8700_gets_splits_ports_and_the_subnet_manager(monkeypatch, capsys, qm8700):
+    intended = _fabric()
+    result = run_module(monkeypatch, capsys, qm8700, intended, MLNXOS_OWNED)
+    assert result["changed"] is True and result["saved"] is True, result
+    sent = result["commands"]
+    # the splits go before the sub-port they make is set
+    assert sent.index("interface ib 1/40 module-type qsfp-split-2 force") < sent.index(
+        "interface ib 1/40/2 shutdown"
+    )
+    config = qm8700.running()
+    assert "   interface ib 1/39 module-type qsfp-split-2 force" in config
+    assert "   interface ib 1/40/2 shutdown" in config and "   ib sm" in config
+    assert remaining(qm8700, intended, MLNXOS_OWNED) == []
+    assert qm8700.state.startup == qm8700.state.running
+    again = run_module(monkeypatch, capsys, qm8700, intended, MLNXOS_OWNED)
+    assert again["changed"] is False and again["commands"] == []
+
+
+def test_qm8700_settings_the_inventory_drops_are_undone(monkeypatch, capsys, qm8700):
+    run_module(monkeypatch, capsys, qm8700, _fabric(), MLNXOS_OWNED)
+    smaller = _fabric(
+        switches_mlnxos_breakouts=[{"ports": "1/39", "mode": "qsfp-split-2"}],
+        switches_mlnxos_interfaces=[{"name": "1/1", "speed": "hdr"}],
+        switches_mlnxos_subnet_manager=False,
+    )
+    result = run_module(monkeypatch, capsys, qm8700, smaller, MLNXOS_OWNED)
+    assert result["changed"] is True, result
+    sent = result["commands"]
+    # the sub-port is cleared before its port is un-split (on its first sub-port)
+    assert sent.index("interface ib 1/40/2 no shutdown") < sent.index(
+        "interface ib 1/40/1 module-type qsfp force"
+    )
+    assert {"interface ib 1/38 no shutdown", "no ib sm"} <= set(sent)
+    config = qm8700.running()
+    assert "1/40 module-type" not in config and "ib sm" not in config
+    assert remaining(qm8700, smaller, MLNXOS_OWNED) == []
+
+
+def test_qm8700_refused_command_fails_naming_it_and_what_was_applied(monkeypatch, capsys, qm8700):
+    # `speed qdr2` is no speed keyword: the model answers with a `%` line
+    intended = _fabric(switches_mlnxos_interfaces=[{"name": "1/2", "speed": "qdr2"}])
+    result = run_module(monkeypatch, capsys, qm8700, intended, MLNXOS_OWNED)
+    assert result["failed"] is True
+    assert "rejected 'interface ib 1/2 speed qdr2'" in result["msg"], result["msg"]
+    assert "1/39 module-type qsfp-split-2" in qm8700.running()  # applied before it, at once

@@ -191,7 +191,7 @@ def test_good_inputs_pass():
 
 def test_unknown_platform_and_model_and_mismatch_are_named():
     assert _problems(switches_platform="junos", switches_model="S5232F-ON") == [
-        "sw-1: switches_platform 'junos' is not one of: dell_os10, arista_eos"
+        "sw-1: switches_platform 'junos' is not one of: dell_os10, arista_eos, mellanox_mlnxos"
     ]
     assert _problems(switches_platform="arista_eos", switches_model="S5232F-ON") == [
         "sw-1: switches_model S5232F-ON runs dell_os10, not switches_platform arista_eos "
