@@ -285,8 +285,8 @@ def test_dgx1_tiers_follow_seed_000_appendix_a_tiering_steps(plans):
 
 
 def test_dgxa100_plan_follows_seed_002_tables(plans):
-    """Seed 002 Table 1 (four DGX A100, one F800 chassis of four nodes) and Table 2 (the
-    NGC MXNet image 20.06-py3): one F800 tier, eight ranks per server."""
+    """Seed 002 Table 1 (four DGX A100, one F800 chassis of four nodes, two QM8700) and
+    Table 2 (the NGC MXNet image 20.06-py3): one F800 tier, eight ranks per server."""
     plan = plans["dgxa100"][0]
     run = (plan / "servers" / "dgx-a100-1" / "docker-run.sh").read_text()
     assert "FROM nvcr.io/nvidia/mxnet:20.06-py3" in run
@@ -294,7 +294,19 @@ def test_dgxa100_plan_follows_seed_002_tables(plans):
     launch = (plan / "servers" / "mpi-launch.sh").read_text().splitlines()[-1]
     hosts = ",".join(f"dgx-a100-{n}:8" for n in range(1, 5))
     assert launch.startswith(f"mpirun --n 32 --allow-run-as-root --host {hosts} ")
+    # Table 1's two QM8700: each server's HDR ports at HDR, the subnet manager on one
+    first = _lines(plan / "switches" / "qm8700-1.cfg")
+    second = _lines(plan / "switches" / "qm8700-2.cfg")
+    assert [f"interface ib 1/{n} speed hdr" for n in range(1, 17)] == first[:16] == second[:16]
+    assert "ib sm" in first and "ib sm" not in second
     change = yaml.safe_load((plan / "onefs" / "change-set.yml").read_text())
     tiers = [c for c in change["changes"] if c["object"] == "tier"]
     assert tiers == [{"object": "tier", "name": "f800-tier", "action": "create",
                       "nodepools": ["f800_48tb-ssd_256gb"]}]  # fmt: skip
+
+
+def test_lab_image_is_named_after_its_base_image_behind_a_registry_port(plans):
+    """The SSH-enabled image is dlcluster/<base image name>, also when the base image's
+    registry has a port (lab-registry:5000/nvidia/tensorflow:19.03-py3)."""
+    run = (plans["lab"][0] / "servers" / "lab-compute-1" / "docker-run.sh").read_text()
+    assert " lab-registry:5000/dlcluster/tensorflow:19.03-py3-ssh /usr/sbin/sshd" in run
