@@ -14,58 +14,22 @@ from netmiko.exceptions import ConfigInvalidException
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "lab" / "simulators"))
+from sim_lab import SimLab  # noqa: E402
 from switch_sim.server import Switch, load_host_key, read_cabling  # noqa: E402
 
 ERRORS = r"(?m)^% ?(Error|Invalid|Incomplete|Ambiguous)"
-DEVICE_TYPES = {"os10": "dell_os10", "eos": "arista_eos"}
-
-
-class Lab:
-    """A simulator on an ephemeral port with its files in a temporary directory."""
-
-    def __init__(self, tmp_path: Path, platform: str):
-        self.tmp_path, self.platform = tmp_path, platform
-        self.faults = tmp_path / "faults.json"
-        self.start()
-
-    def start(self) -> None:
-        self.switch = Switch(
-            self.platform,
-            str(self.tmp_path / "state.json"),
-            {"admin": "pw"},
-            load_host_key(str(self.tmp_path / "host_key")),
-            "lab-sw",
-            str(self.faults),
-        )
-        self.port = self.switch.listen("127.0.0.1", 0)
-        threading.Thread(target=self.switch.serve_forever, daemon=True).start()
-
-    def restart(self) -> None:
-        self.switch.stop()
-        self.start()
-
-    def connect(self):
-        return ConnectHandler(
-            device_type=DEVICE_TYPES[self.platform],
-            host="127.0.0.1",
-            port=self.port,
-            username="admin",
-            password="pw",
-            conn_timeout=10,
-            read_timeout_override=10,
-        )
 
 
 @pytest.fixture
 def os10(tmp_path):
-    lab = Lab(tmp_path, "os10")
+    lab = SimLab(tmp_path, "os10")
     yield lab
     lab.switch.stop()
 
 
 @pytest.fixture
 def eos(tmp_path):
-    lab = Lab(tmp_path, "eos")
+    lab = SimLab(tmp_path, "eos")
     yield lab
     lab.switch.stop()
 

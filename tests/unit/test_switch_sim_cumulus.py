@@ -19,6 +19,7 @@ from netmiko.exceptions import ConfigInvalidException
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "lab" / "simulators"))
+from sim_lab import SimLab  # noqa: E402
 from switch_sim import cumulus  # noqa: E402
 from switch_sim.server import Switch, load_host_key  # noqa: E402
 from switch_sim.state import SessionEnd, SwitchState  # noqa: E402
@@ -399,47 +400,12 @@ def test_nvue_show_interface_views(nvue):
 # ---- over SSH with netmiko's cumulus_linux driver ------------------------------------------
 
 
-class Lab:
-    """A Cumulus simulator on an ephemeral port with its files in a temporary directory."""
-
-    def __init__(self, tmp_path: Path):
-        self.tmp_path = tmp_path
-        self.faults = tmp_path / "faults.json"
-        self.start()
-
-    def start(self) -> None:
-        self.switch = Switch(
-            "cumulus",
-            str(self.tmp_path / "state.json"),
-            {"cumulus": "CumulusLinux!"},
-            load_host_key(str(self.tmp_path / "host_key")),
-            "cumulus",
-            str(self.faults),
-        )
-        self.port = self.switch.listen("127.0.0.1", 0)
-        threading.Thread(target=self.switch.serve_forever, daemon=True).start()
-
-    def restart(self) -> None:
-        self.switch.stop()
-        self.start()
-
-    def connect(self, read_timeout: float = 10):
-        return ConnectHandler(
-            device_type="cumulus_linux",
-            host="127.0.0.1",
-            port=self.port,
-            username="cumulus",
-            password="CumulusLinux!",
-            secret="CumulusLinux!",
-            conn_timeout=10,
-            read_timeout_override=read_timeout,
-        )
-
-
 @pytest.fixture
 def lab(tmp_path, monkeypatch):
     monkeypatch.setenv("CUMULUS_SIM_RELEASE", "4.2.1")
-    switch = Lab(tmp_path)
+    switch = SimLab(
+        tmp_path, "cumulus", "cumulus", "CumulusLinux!", "cumulus", secret="CumulusLinux!"
+    )
     yield switch
     switch.switch.stop()
 

@@ -10,17 +10,16 @@ from __future__ import annotations
 import copy
 import json
 import sys
-import threading
 from pathlib import Path
 
 import pytest
-from netmiko import ConnectHandler
 from netmiko.exceptions import ConfigInvalidException
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "lab" / "simulators"))
+from sim_lab import SimLab  # noqa: E402
 from switch_sim import mlnxos  # noqa: E402
-from switch_sim.server import Switch, apply_initial_config, load_host_key  # noqa: E402
+from switch_sim.server import apply_initial_config  # noqa: E402
 from switch_sim.state import SessionEnd, SwitchState  # noqa: E402
 
 HOST = "lab-sw [standalone: master]"
@@ -290,49 +289,9 @@ def test_running_config_replays_to_the_same_configuration(cli, state, tmp_path):
 # ---- over SSH with netmiko's mellanox_mlnxos driver -------------------------------------------
 
 
-class Lab:
-    """The simulator on an ephemeral 127.0.0.1 port, its files in a temporary directory."""
-
-    def __init__(self, tmp_path: Path):
-        self.tmp_path = tmp_path
-        self.faults = tmp_path / "faults.json"
-        self.cabling = tmp_path / "cabling.json"
-        self.cabling.write_text(json.dumps({"ports": [1, 2]}))
-        self.start()
-
-    def start(self) -> None:
-        self.switch = Switch(
-            "mlnxos",
-            str(self.tmp_path / "state.json"),
-            {"admin": "pw"},
-            load_host_key(str(self.tmp_path / "host_key")),
-            "lab-sw",
-            str(self.faults),
-            str(self.cabling),
-        )
-        self.port = self.switch.listen("127.0.0.1", 0)
-        threading.Thread(target=self.switch.serve_forever, daemon=True).start()
-
-    def restart(self) -> None:
-        self.switch.stop()
-        self.start()
-
-    def connect(self, read_timeout: float = 10):
-        return ConnectHandler(
-            device_type="mellanox_mlnxos",
-            host="127.0.0.1",
-            port=self.port,
-            username="admin",
-            password="pw",
-            conn_timeout=10,
-            read_timeout_override=read_timeout,
-            fast_cli=True,
-        )
-
-
 @pytest.fixture
 def lab(tmp_path):
-    lab = Lab(tmp_path)
+    lab = SimLab(tmp_path, "mlnxos", cabled=[1, 2], fast_cli=True)
     yield lab
     lab.switch.stop()
 
