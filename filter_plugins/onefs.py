@@ -105,10 +105,12 @@ def onefs_tiering_problems(
 
 
 def _recorded(recorded: Any, key: str) -> dict[str, Mapping[str, Any]]:
-    """A recorded list (onefs_info's answer) by name, or by path for exports."""
-    field = "path" if key == "nfs_exports" else "name"
-    items = (recorded or {}).get(key) or []
-    return {str(item.get(field)): item for item in items if isinstance(item, Mapping)}
+    """A recorded list (onefs_info's answer) by name; exports by each of their `paths`
+    (an NFS export of the API serves a list of paths)."""
+    items = [item for item in (recorded or {}).get(key) or [] if isinstance(item, Mapping)]
+    if key != "nfs_exports":
+        return {str(item.get("name")): item for item in items}
+    return {str(path): item for item in items for path in item.get("paths") or []}
 
 
 def _entry(kind: str, name: str, action: str, **detail: Any) -> dict[str, Any]:

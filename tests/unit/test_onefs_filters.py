@@ -149,7 +149,7 @@ def _recorded(idle_days: int) -> dict:
                 ],
             }
         ],
-        "nfs_exports": [{"path": "/ifs"}, {"path": "/ifs/old"}],
+        "nfs_exports": [{"id": 1, "paths": ["/ifs"]}, {"id": 2, "paths": ["/ifs/old"]}],
     }
 
 
