@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from conftest import docker_host, load_lab_groups
+from conftest import ROOT, docker_host, lab_password, load_lab_groups
+from netmiko import ConnectHandler
 from test_switches import SWITCHES, connect
 
 SERVER_READS = {
@@ -44,6 +45,17 @@ def snapshot() -> dict[str, Any]:
         with connect(name) as conn:
             state[f"{name} running"] = conn.send_command(RUNNING[platform])
             state[f"{name} startup"] = conn.send_command(STARTUP[platform])
+    with ConnectHandler(
+        device_type="mellanox_mlnxos", host="127.0.0.1", port=22313, username="admin",
+        password=lab_password("switch"), ssh_strict=True, system_host_keys=False,
+        alt_host_keys=True, alt_key_file=str(ROOT / "lab" / ".state" / "known_hosts"),
+    ) as conn:  # fmt: skip
+        conn.enable()
+        # MLNX-OS shows no saved text; its file list says whether running differs from it
+        running = conn.send_command("show running-config").splitlines()
+        # the banner's `## Generated at <time>` changes at every read
+        state["lab-qm8700 running"] = [line for line in running if "Generated at" not in line]
+        state["lab-qm8700 saved"] = conn.send_command("show configuration files")
     return state
 
 
