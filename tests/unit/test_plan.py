@@ -294,6 +294,8 @@ def test_dgxa100_plan_follows_seed_002_tables(plans):
     launch = (plan / "servers" / "mpi-launch.sh").read_text().splitlines()[-1]
     hosts = ",".join(f"dgx-a100-{n}:8" for n in range(1, 5))
     assert launch.startswith(f"mpirun --n 32 --allow-run-as-root --host {hosts} ")
+    # the compute HCAs by exact name, the storage ones left out
+    assert "-x NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_6:1,mlx5_7:1," in launch
     # Table 1's two QM8700: each server's HDR ports at HDR, the subnet manager on one
     first = _lines(plan / "switches" / "qm8700-1.cfg")
     second = _lines(plan / "switches" / "qm8700-2.cfg")
