@@ -42,7 +42,7 @@ TABLES = _load_tables()
 PLATFORMS = TABLES.PLATFORMS
 MODELS = TABLES.MODELS
 
-_RANGE = re.compile(r"^(?P<prefix>(?:\d+/)*)(?P<first>\d+)(?:-(?P<last>\d+))?$")
+_RANGE = re.compile(r"^(?P<prefix>(?:swp)?(?:\d+/)*)(?P<first>\d+)(?:-(?P<last>\d+))?$")
 EOS_SPEEDS = {
     # `speed forced ...` (older EOS, the 7060CX2's 4.20) and `speed ...` (newer); which
     # releases print which form is unverified (switch-cli §5).
@@ -373,6 +373,9 @@ def switch_host_problems(host: str, hostvars: Mapping[str, Any], data_mtu: Any =
                     f"already in Port-Channel{members[member]}"
                 )
             members[member] = channel.get("id")
+    for index, bond in enumerate(hostvars.get(f"{prefix}bonds") or []):
+        for member in bond.get("slaves") or []:
+            check_name(f"{prefix}bonds[{index}].slaves", member)
     for index, route in enumerate(hostvars.get(f"{prefix}static_routes") or []):
         problems += _route_problems(host, f"{prefix}static_routes[{index}]", route)
     problems += _mtu_problems(

@@ -196,7 +196,7 @@ def connect(params):
         fast_cli=False,
         secret=params["enable_secret"] or "",
     )
-    if params["enable"]:
+    if params["enable"] and PLATFORMS[params["platform"]].enable_mode:
         conn.enable()  # netmiko checks the prompt first: a no-op at `#`
     return conn
 
@@ -210,7 +210,7 @@ def read_running(conn, platform):
     if error:
         raise RuntimeError(
             f"the switch refused `{command}`: {error.group(0).strip()}"
-            " (a user who lands at `>` needs `enable`)"
+            + PLATFORMS[platform].refusal_hint
         )
     return output
 
@@ -315,7 +315,8 @@ def main():
                 backup_path=result["backup_path"],
             )
         if params["save"]:
-            output = conn.save_config()
+            save = PLATFORMS[platform].save
+            output = save(conn) if save is not None else conn.save_config()
             if re.search(PLATFORMS[platform].error_pattern, output or ""):
                 module.fail_json(msg=f"saving to startup failed: {output.strip()}", **result)
             result["saved"] = True

@@ -144,6 +144,88 @@ def push_mlnxos(conn: Any, commands: Sequence[str], options: Mapping[str, Any]) 
     return None
 
 
+# ---- Cumulus Linux NCLU (4.x) --------------------------------------------------------------
+
+# NCLU answers a refused command with `ERROR: ...` (fabric-cli.md §1 [S1][S20]); a switch
+# without NCLU (5.x) answers `-bash: net: command not found`.
+NCLU_ERROR_PATTERN = r"(?m)^(?:\s)*(?:ERROR|-bash: )"
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_NCLU_PORT = re.compile(r"^(?P<prefix>[a-z]+)?(?P<num>\d+)(?:s(?P<sub>\d+))?(?:-(?P<last>\d+))?$")
+
+
+def nclu_ports(spec: str) -> list[str]:
+    """`swp1,5-6,swp3s0-1,bond1` -> each name. NCLU folds ranges and drops a prefix the
+    previous item gave (`swp1,5-6` is swp1, swp5, swp6; fabric-cli.md §1)."""
+    names: list[str] = []
+    prefix = ""
+    for part in spec.split(","):
+        match = _NCLU_PORT.match(part)
+        if not match or (match["prefix"] is None and not prefix):
+            names.append(part)
+            continue
+        prefix = match["prefix"] or prefix
+        if match["sub"] is not None and match["last"] is not None:  # swp3s0-3
+            subs = range(int(match["sub"]), int(match["last"]) + 1)
+            names += [f"{prefix}{match['num']}s{sub}" for sub in subs]
+        elif match["last"] is not None:
+            numbers = range(int(match["num"]), int(match["last"]) + 1)
+            names += [f"{prefix}{n}" for n in numbers]
+        else:
+            sub = f"s{match['sub']}" if match["sub"] is not None else ""
+            names.append(f"{prefix}{match['num']}{sub}")
+    return names
+
+
+def nclu_lines(text: str) -> str:
+    """`net add` lines one setting per line: a line naming a port range becomes one line
+    per port, and port lists (bond slaves, bridge ports) are spelt out, so that the
+    switch's `net show configuration commands` and the intended text compare line by line."""
+    lines = []
+    for raw in _ANSI.sub("", text).splitlines():
+        words = raw.split()
+        if words[:2] != ["net", "add"] or len(words) < 4:
+            continue
+        if words[2] == "interface":
+            lines += [" ".join(["net", "add", "interface", port, *words[4:]])
+                      for port in nclu_ports(words[3])]  # fmt: skip
+            continue
+        if words[2:] and words[-3:-1] in (["bond", "slaves"], ["bridge", "ports"]):
+            words[-1] = ",".join(nclu_ports(words[-1]))
+        lines.append(" ".join(words))
+    return "".join(f"{line}\n" for line in lines)
+
+
+def nclu_remediation(running: str, intended: str, owned_patterns: Sequence[str]) -> list[str]:
+    """The `net del` of every owned line the intended text lacks (last first, so a port's
+    settings go before the port), then the `net add` lines it adds, in its order."""
+    patterns = [re.compile(p) for p in owned_patterns]
+    have = running.splitlines()
+    want = intended.splitlines()
+    owned = [line for line in have if any(p.search(line) for p in patterns)]
+    deletions = ["net del" + line[len("net add") :] for line in reversed(owned) if line not in want]
+    return deletions + [line for line in want if line not in have]
+
+
+def push_nclu(conn: Any, commands: Sequence[str], options: Mapping[str, Any]) -> str:
+    """Stage the commands, read `net pending`, then `net commit`; on any error `net abort`,
+    so that nothing reaches the running or the saved configuration (fabric-cli.md §1).
+    Returns the pending diff."""
+    applied: list[str] = []
+    try:
+        send_each(conn, commands, applied, NCLU_ERROR_PATTERN)
+        pending = _ANSI.sub("", conn.send_command("net pending", read_timeout=60))
+        output = conn.send_command("net commit", read_timeout=120)
+        if re.search(NCLU_ERROR_PATTERN, output):
+            raise PushError(f"net commit failed: {_ANSI.sub('', output).strip()}", applied)
+    except PushError as exc:
+        with contextlib.suppress(Exception):
+            conn.send_command("net abort")
+            exc.applied = []  # aborted: nothing was committed
+            exc.args = (f"{exc}; the staged changes were aborted, nothing was committed",)
+        raise
+    return pending
+
+
 # ---- OS10 breakouts (planned outside hier_config) ------------------------------------------
 
 _OS10_BREAKOUT_LINE = re.compile(r"^interface breakout (\S+) map (\S+)\s*$")
@@ -340,9 +422,18 @@ class SwitchPlatform:
     # remediation in the driver's ordering weights (flat platforms whose commands depend
     # on each other, such as a split before its sub-ports)
     ordered: bool = False
-    # configurations shown as flat commands under comment titles (MLNX-OS's `##`): made
-    # one command per line before their sections are compared
-    flat: bool = False
+    # configurations shown in another form than one command per line (MLNX-OS's `##`
+    # titles, Cumulus NCLU's folded port ranges): made one command per line first
+    normalize: Callable[[str], str] | None = None
+    # the whole remediation, where hier_config's section model does not fit (NCLU's
+    # `net add` lines: a line is added, or deleted with `net del`)
+    remediate: Callable[[str, str, Sequence[str]], list[str]] | None = None
+    # whether the CLI has a privileged mode that `enable` enters (Cumulus has sudo)
+    enable_mode: bool = True
+    # saving after a push: None is netmiko's save_config(); a callable does it itself
+    save: Callable[[Any], str] | None = None
+    # what a refused `show` of the running configuration most likely means
+    refusal_hint: str = " (a user who lands at `>` needs `enable`)"
     # how the CLI marks a refused command
     error_pattern: str = ERROR_PATTERN
 
@@ -385,8 +476,29 @@ PLATFORMS: dict[str, SwitchPlatform] = {
         mtu_range=(4096, 4096),
         variables="switches_mlnxos_",
         ordered=True,
-        flat=True,
+        normalize=lambda text: flatten(text),
         error_pattern=MLNXOS_ERROR_PATTERN,
+    ),
+    # Cumulus Linux 4.x with NCLU, as in the DGX A100 paper (4.2.1, NCLU 1.0). `net` needs
+    # no sudo for a user with edit rights (netedit); `net commit` writes the files, so a
+    # commit is also the save. Switches on 5.x (NVUE only) are refused by name.
+    "cumulus_linux": SwitchPlatform(
+        device_type="cumulus_linux",
+        show_running="net show configuration commands",
+        push=push_nclu,
+        driver=_eos_driver,  # unused: NCLU lines are compared by nclu_remediation
+        template="cumulus_linux.cfg.j2",
+        mtu_range=(552, 9216),  # `net add interface swp1 mtu <552-9216>` (fabric-cli.md §1)
+        variables="switches_cumulus_",
+        normalize=nclu_lines,
+        remediate=nclu_remediation,
+        enable_mode=False,
+        save=lambda conn: "",
+        error_pattern=NCLU_ERROR_PATTERN,
+        refusal_hint=(
+            " (NCLU is Cumulus Linux 4.x; a 5.x switch is configured with NVUE, which"
+            " switches_platform cumulus_linux does not drive)"
+        ),
     ),
 }
 
@@ -407,6 +519,7 @@ class PortGroup:
     breakouts: Mapping[str, int] = field(default_factory=dict)  # map -> sub-ports it creates
     subport: str = ""  # sub-port name after a breakout: `{n}`, `{sub}`
     native: str = ""  # the map that keeps the port's own name (no sub-ports)
+    first_sub: int = 1  # number of the first sub-port (Cumulus counts from 0: swp1s0)
 
     @property
     def numbers(self) -> range:
@@ -416,7 +529,8 @@ class PortGroup:
         """Interface names of port `n` at breakout map `mode` (None: unsplit)."""
         if mode is None or mode == self.native or mode not in self.breakouts:
             return [self.interface.format(n=n, lane=lane) for lane in range(1, self.lanes + 1)]
-        return [self.subport.format(n=n, sub=sub) for sub in range(1, self.breakouts[mode] + 1)]
+        subs = range(self.first_sub, self.first_sub + self.breakouts[mode])
+        return [self.subport.format(n=n, sub=sub) for sub in subs]
 
 
 @dataclass(frozen=True)
@@ -460,6 +574,25 @@ MODELS: dict[str, PortModel] = {
         groups=(
             PortGroup(1, 32, "QSFP100", port="{n}", interface="Ethernet{n}/{lane}", lanes=4),
             PortGroup(33, 34, "SFP+", port="{n}", interface="Ethernet{n}"),
+        ),
+    ),
+    # NVIDIA SN3700 on Cumulus Linux 4.x: 32 QSFP56 200G ports swp1-swp32, each breaking
+    # out into 2 or 4 sub-ports swpNs0..; no adjacent port is disabled on the SN3700
+    # (fabric-cli.md §0-§1). The maps are written as `net show configuration commands`
+    # prints them on the lab's model; which lower speeds each map takes is unverified.
+    "SN3700": PortModel(
+        platform="cumulus_linux",
+        groups=(
+            PortGroup(
+                1,
+                32,
+                "QSFP56",
+                port="swp{n}",
+                interface="swp{n}",
+                breakouts={"2x100G": 2, "4x50G": 4, "4x25G": 4, "4x10G": 4},
+                subport="swp{n}s{sub}",
+                first_sub=0,
+            ),
         ),
     ),
     # NVIDIA Mellanox QM8700, MLNX-OS 3.9: 40 HDR QSFP56 ports 1/1-1/40; a port splits into
@@ -552,8 +685,10 @@ def remediation(
     from hier_config import WorkflowRemediation, get_hconfig
 
     entry = get_platform(platform)
-    if entry.flat:
-        running, intended = flatten(running), flatten(intended)
+    if entry.normalize is not None:
+        running, intended = entry.normalize(running), entry.normalize(intended)
+    if entry.remediate is not None:
+        return entry.remediate(running, intended, owned_patterns)
     first: list[str] = []
     if entry.plan_first is not None:
         first, running, intended = entry.plan_first(running, intended, owned_patterns)
@@ -581,6 +716,7 @@ def owned_text(
     running: str, intended: str, owned_patterns: Sequence[str] = (), platform: str | None = None
 ) -> str:
     """The owned sections as text, for diff output."""
-    if platform is not None and get_platform(platform).flat:
-        running, intended = flatten(running), flatten(intended)
+    normalize = get_platform(platform).normalize if platform is not None else None
+    if normalize is not None:
+        running, intended = normalize(running), normalize(intended)
     return owned_running(running, intended, owned_patterns)

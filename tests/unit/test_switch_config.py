@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT / "lab" / "simulators"))
 import ansible.module_utils  # noqa: E402
 import switch_config as lib  # noqa: E402
 from ansible.module_utils.testing import patch_module_args  # noqa: E402
-from switch_sim import eos, mlnxos, os10  # noqa: E402
+from switch_sim import cumulus, eos, mlnxos, os10  # noqa: E402
 from switch_sim.state import SwitchState  # noqa: E402
 
 # The module imports its shared code as ansible.module_utils.switch_config.
@@ -52,8 +52,14 @@ DEVICE_MODELS = {
     "dell_os10": (os10.OS10Session, os10.factory),
     "arista_eos": (eos.EOSSession, eos.factory),
     "mellanox_mlnxos": (mlnxos.MLNXOSSession, mlnxos.factory),
+    "cumulus_linux": (cumulus.CumulusSession, cumulus.factory),
 }
-MODEL_OF = {"dell_os10": "S5232F-ON", "arista_eos": "7060CX2-32S", "mellanox_mlnxos": "QM8700"}
+MODEL_OF = {
+    "dell_os10": "S5232F-ON",
+    "arista_eos": "7060CX2-32S",
+    "mellanox_mlnxos": "QM8700",
+    "cumulus_linux": "SN3700",
+}
 PAPER_BREAKOUTS = [{"ports": "1/1/21-32", "mode": "40g-1x"}]
 SPLIT_24 = [
     {"ports": "1/1/21-23", "mode": "40g-1x"},
@@ -644,3 +650,86 @@ def test_qm8700_refused_command_fails_naming_it_and_what_was_applied(monkeypatch
     assert result["failed"] is True
     assert "rejected 'interface ib 1/2 speed qdr2'" in result["msg"], result["msg"]
     assert "1/39 module-type qsfp-split-2" in qm8700.running()  # applied before it, at once
+
+
+# ---- the module against the Cumulus Linux 4.2.1 (NCLU) device model ------------------------
+
+NCLU_OWNED = ["^net add (interface|bond|bridge) "]  # roles/switches/vars/main.yml
+
+
+@pytest.fixture
+def sn3700(tmp_path, monkeypatch):
+    monkeypatch.setenv("CUMULUS_SIM_RELEASE", "4.2.1")  # the paper's release
+    return Device(tmp_path, "cumulus_linux")
+
+
+def _storage_fabric(**overrides: Any) -> str:
+    """The paper's storage switch: DGX A100 ports at 100G, an F800 port broken out to
+    25G, the storage bond, the bridge with the storage VLAN, MTU 9216."""
+    values = {
+        "switches_cumulus_breakouts": [{"ports": "swp31", "mode": "4x25G"}],
+        "switches_cumulus_interfaces": [
+            {"name": "swp1", "speed": 100000, "mtu": 9216, "alias": "dgx-a100-1"},
+            {"name": "swp31s0", "mtu": 9216, "alias": "isilon-1", "access_vlan": 10},
+        ],
+        "switches_cumulus_bonds": [{"name": "bond1", "slaves": ["swp5", "swp6"]}],
+        "switches_cumulus_bridge_ports": ["bond1", "swp1", "swp31s0"],
+        "switches_cumulus_bridge_vids": [10],
+        **overrides,
+    }
+    return render("cumulus_linux", **values)
+
+
+def test_factory_sn3700_gets_the_storage_fabric_in_one_commit(monkeypatch, capsys, sn3700):
+    intended = _storage_fabric()
+    result = run_module(monkeypatch, capsys, sn3700, intended, NCLU_OWNED, enable=True)
+    assert result["changed"] is True and result["saved"] is True, result
+    log = sn3700.connections[0].log
+    assert log[-3:] == ["net pending", "net commit", "net show configuration commands"]
+    assert "+    mtu 9216" in result["session_diff"]
+    config = sn3700.running()
+    assert "net add bond bond1 bond slaves swp5-6" in config
+    assert "net add interface swp31 breakout 4x25G" in config
+    assert remaining(sn3700, intended, NCLU_OWNED) == []
+    assert sn3700.state.startup == sn3700.state.running  # a commit writes the files
+    again = run_module(monkeypatch, capsys, sn3700, intended, NCLU_OWNED)
+    assert again["changed"] is False and again["commands"] == []
+
+
+def test_sn3700_settings_the_inventory_drops_are_deleted(monkeypatch, capsys, sn3700):
+    run_module(monkeypatch, capsys, sn3700, _storage_fabric(), NCLU_OWNED)
+    smaller = _storage_fabric(
+        switches_cumulus_interfaces=[{"name": "swp1", "speed": 100000, "mtu": 9216}],
+        switches_cumulus_bonds=[],
+        switches_cumulus_bridge_ports=["swp1"],
+    )
+    result = run_module(monkeypatch, capsys, sn3700, smaller, NCLU_OWNED)
+    assert result["changed"] is True, result
+    assert "net del interface swp1 alias dgx-a100-1" in result["commands"]
+    assert "net del bond bond1 bond slaves swp5,swp6" in result["commands"]
+    assert remaining(sn3700, smaller, NCLU_OWNED) == []
+    assert "bond1" not in sn3700.running()
+
+
+def test_sn3700_refused_line_aborts_everything_staged(monkeypatch, capsys, sn3700):
+    before = sn3700.running()
+    # 9300 is above NCLU's MTU range <552-9216>: the switch answers ERROR
+    intended = _storage_fabric(
+        switches_cumulus_interfaces=[{"name": "swp1", "mtu": 9216}, {"name": "swp2", "mtu": 9300}]
+    )
+    result = run_module(monkeypatch, capsys, sn3700, intended, NCLU_OWNED)
+    assert result["failed"] is True
+    assert "rejected 'net add interface swp2 mtu 9300'" in result["msg"], result["msg"]
+    assert "aborted, nothing was committed" in result["msg"]
+    assert result["commands_sent"] == []
+    assert sn3700.running() == before
+    assert "net abort" in sn3700.connections[0].log
+
+
+def test_a_5x_switch_is_refused_by_name(monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("CUMULUS_SIM_RELEASE", "5.10.0")
+    device = Device(tmp_path, "cumulus_linux")
+    result = run_module(monkeypatch, capsys, device, _storage_fabric(), NCLU_OWNED)
+    assert result["failed"] is True
+    assert "-bash: net: command not found" in result["msg"]
+    assert "a 5.x switch is configured with NVUE" in result["msg"]

@@ -191,7 +191,8 @@ def test_good_inputs_pass():
 
 def test_unknown_platform_and_model_and_mismatch_are_named():
     assert _problems(switches_platform="junos", switches_model="S5232F-ON") == [
-        "sw-1: switches_platform 'junos' is not one of: dell_os10, arista_eos, mellanox_mlnxos"
+        "sw-1: switches_platform 'junos' is not one of: "
+        "dell_os10, arista_eos, mellanox_mlnxos, cumulus_linux"
     ]
     assert _problems(switches_platform="arista_eos", switches_model="S5232F-ON") == [
         "sw-1: switches_model S5232F-ON runs dell_os10, not switches_platform arista_eos "
@@ -246,3 +247,19 @@ def test_other_platforms_knobs_are_not_checked():
     # group_vars may give every switch both platforms' knobs; each reads only its own
     eos_knob = {"switches_eos_port_channels": [{"id": 1, "members": ["Ethernet99"]}]}
     assert _problems(**OS10, **eos_knob) == []
+
+
+def test_cumulus_breakout_sub_ports_count_from_zero_and_bond_members_are_checked():
+    """SN3700 on Cumulus: swp31 broken out to 4x25G makes swp31s0-swp31s3 (fabric-cli.md
+    §1); a bond member that is not a port of the model is named."""
+    host = {
+        "switches_platform": "cumulus_linux",
+        "switches_model": "SN3700",
+        "switches_cumulus_breakouts": [{"ports": "swp31", "mode": "4x25G"}],
+        "switches_cumulus_interfaces": [{"name": "swp31s3"}, {"name": "swp31"}],
+        "switches_cumulus_bonds": [{"name": "bond1", "slaves": ["swp5", "swp33"]}],
+    }
+    problems = ports.switch_host_problems("sn-1", host)
+    assert len(problems) == 2, problems
+    assert problems[0].startswith("sn-1: switches_cumulus_interfaces[1].name: 'swp31' is not")
+    assert problems[1].startswith("sn-1: switches_cumulus_bonds[0].slaves: 'swp33' is not")
