@@ -285,8 +285,9 @@ def test_dgx1_tiers_follow_seed_000_appendix_a_tiering_steps(plans):
 
 
 def test_dgxa100_plan_follows_seed_002_tables(plans):
-    """Seed 002 Table 1 (four DGX A100, one F800 chassis of four nodes, two QM8700) and
-    Table 2 (the NGC MXNet image 20.06-py3): one F800 tier, eight ranks per server."""
+    """Seed 002 Table 1 (four DGX A100, one F800 chassis of four nodes, two SN3700, two
+    QM8700) and Table 2 (the NGC MXNet image 20.06-py3): one F800 tier, eight ranks per
+    server."""
     plan = plans["dgxa100"][0]
     run = (plan / "servers" / "dgx-a100-1" / "docker-run.sh").read_text()
     assert "FROM nvcr.io/nvidia/mxnet:20.06-py3" in run
@@ -296,6 +297,12 @@ def test_dgxa100_plan_follows_seed_002_tables(plans):
     assert launch.startswith(f"mpirun --n 32 --allow-run-as-root --host {hosts} ")
     # the compute HCAs by exact name, the storage ones left out
     assert "-x NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_6:1,mlx5_7:1," in launch
+    # Table 1's two SN3700: MTU 9216, the DGX A100 at 200G, the F800 nodes at 40G
+    for switch in ("sn3700-1", "sn3700-2"):
+        lines = _lines(plan / "switches" / f"{switch}.cfg")
+        assert "net add interface swp1 link speed 200000" in lines
+        assert "net add interface swp21 link speed 40000" in lines
+        assert sum(line.endswith(" mtu 9216") for line in lines) == 8
     # Table 1's two QM8700: each server's HDR ports at HDR, the subnet manager on one
     first = _lines(plan / "switches" / "qm8700-1.cfg")
     second = _lines(plan / "switches" / "qm8700-2.cfg")
@@ -312,3 +319,34 @@ def test_lab_image_is_named_after_its_base_image_behind_a_registry_port(plans):
     registry has a port (lab-registry:5000/nvidia/tensorflow:19.03-py3)."""
     run = (plans["lab"][0] / "servers" / "lab-compute-1" / "docker-run.sh").read_text()
     assert " lab-registry:5000/dlcluster/tensorflow:19.03-py3-ssh /usr/sbin/sshd" in run
+
+
+def test_onefs_change_set_against_a_recorded_cluster_state(tmp_path):
+    """-e onefs_tiering_recorded_state=FILE (onefs_info's answer saved to a file): what
+    the cluster already holds is 'unchanged', what differs is 'modify' with what it was."""
+    recorded = tmp_path / "cluster.yml"
+    recorded.write_text(
+        yaml.safe_dump(
+            {
+                "tiers": [
+                    {"name": "hot-tier", "children": ["f800_48tb-ssd_256gb"]},
+                    {"name": "cold-tier", "children": []},
+                ],
+                "nfs_exports": [{"id": 1, "paths": ["/ifs"]}],
+            }
+        )
+    )
+    result = guarded_run(
+        [str(BIN / "ansible-playbook"), "-i", "inventories/dgx1", "playbooks/plan.yml",
+         "-e", f"plan_dir={tmp_path / 'plan'}", "-e", f"onefs_tiering_recorded_state={recorded}"],
+        tmp_path / "guard.log",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout[-3000:]
+    text = (tmp_path / "plan" / "onefs" / "change-set.yml").read_text()
+    assert f"# compared with: {recorded}" in text
+    changes = {(c["object"], c["name"]): c for c in yaml.safe_load(text)["changes"]}
+    assert changes[("tier", "hot-tier")]["action"] == "unchanged"
+    assert changes[("tier", "cold-tier")]["action"] == "modify"
+    assert changes[("tier", "cold-tier")]["was"] == []
+    assert changes[("NFS export", "/ifs")]["action"] == "unchanged"
+    assert changes[("file pool policy", "Idle data to cold tier")]["action"] == "create"
