@@ -176,6 +176,11 @@ def nclu_ports(spec: str) -> list[str]:
     return names
 
 
+def _port_order(name: str) -> tuple[str, list[int]]:
+    """swp2 before swp10, bond1 before swp1."""
+    return re.sub(r"\d.*", "", name), [int(n) for n in re.findall(r"\d+", name)]
+
+
 def nclu_lines(text: str) -> str:
     """`net add` lines one setting per line: a line naming a port range becomes one line
     per port, and port lists (bond slaves, bridge ports) are spelt out, so that the
@@ -190,7 +195,8 @@ def nclu_lines(text: str) -> str:
                       for port in nclu_ports(words[3])]  # fmt: skip
             continue
         if words[2:] and words[-3:-1] in (["bond", "slaves"], ["bridge", "ports"]):
-            words[-1] = ",".join(nclu_ports(words[-1]))
+            # a set of ports: the switch prints it folded and in its own order
+            words[-1] = ",".join(sorted(nclu_ports(words[-1]), key=_port_order))
         lines.append(" ".join(words))
     return "".join(f"{line}\n" for line in lines)
 

@@ -56,6 +56,14 @@ def snapshot() -> dict[str, Any]:
         # the banner's `## Generated at <time>` changes at every read
         state["lab-qm8700 running"] = [line for line in running if "Generated at" not in line]
         state["lab-qm8700 saved"] = conn.send_command("show configuration files")
+    with ConnectHandler(
+        device_type="cumulus_linux", host="127.0.0.1", port=22314, username="admin",
+        password=lab_password("switch"), ssh_strict=True, system_host_keys=False,
+        alt_host_keys=True, alt_key_file=str(ROOT / "lab" / ".state" / "known_hosts"),
+    ) as conn:  # fmt: skip
+        # NCLU: what is committed (and so saved), and what is staged
+        state["lab-sn3700 committed"] = conn.send_command("net show configuration commands")
+        state["lab-sn3700 pending"] = conn.send_command("net pending")
     return state
 
 
