@@ -484,15 +484,19 @@ class MLNXOSSession:
         self.config["sm"] = enabled
         return ""
 
-    def _smnode(self, args: list[str]) -> str:
-        """`ib smnode <host> enable|disable` [§4, S50]; only this switch's own node exists
-        on a standalone switch (refusing other names is inferred; wording unverified)."""
+    def _own_smnode(self, args: list[str]) -> None:
+        """`<host> <word>` naming this switch's own SM node, or the device's refusal."""
         if len(args) < 2:
             raise CommandError(ERR_INCOMPLETE)
         if len(args) > 2:
             raise unrecognized(args[2])
         if args[0] != self.config["hostname"]:
             raise CommandError(f"% Unknown SM node {args[0]}.")  # unverified
+
+    def _smnode(self, args: list[str]) -> str:
+        """`ib smnode <host> enable|disable` [§4, S50]; only this switch's own node exists
+        on a standalone switch (refusing other names is inferred; wording unverified)."""
+        self._own_smnode(args)
         self.config["smnodes"][args[0]] = keyword(args[1], ("enable", "disable"))
         return ""
 
@@ -651,12 +655,7 @@ class MLNXOSSession:
     def _show_smnode(self, args: list[str]) -> str:
         """`show ib smnode <host> sm-state|sm-running` -> `enable`/`disable`,
         `active`/`not active` (3rd-party SX6036 notes [S27][S50])."""
-        if len(args) < 2:
-            raise CommandError(ERR_INCOMPLETE)
-        if len(args) > 2:
-            raise unrecognized(args[2])
-        if args[0] != self.config["hostname"]:
-            raise CommandError(f"% Unknown SM node {args[0]}.")  # unverified
+        self._own_smnode(args)
         what = keyword(args[1], ("sm-state", "sm-running"))
         node = self.config["smnodes"].get(args[0])
         if what == "sm-state":
