@@ -358,7 +358,7 @@ def _os10_driver() -> Any:
 def _mlnxos_driver_class() -> type:
     """MLNX-OS: flat commands, shown indented by three spaces under `##` section titles
     (fabric-cli.md §4); a setting is undone by `no` after the interface, not before it."""
-    from hier_config.models import MatchRule, NegationSubRule, OrderingRule, PerLineSubRule
+    from hier_config.models import MatchRule, NegationSubRule, OrderingRule
     from hier_config.platforms.driver_base import HConfigDriverBase, HConfigDriverRules
 
     split = MatchRule(re_search=r"^interface ib \S+ module-type qsfp-split")
@@ -368,10 +368,8 @@ def _mlnxos_driver_class() -> type:
         @staticmethod
         def _instantiate_rules() -> HConfigDriverRules:
             return HConfigDriverRules(
-                per_line_sub=[
-                    PerLineSubRule(search=r"^##.*$", replace=""),
-                    PerLineSubRule(search=r"^\s+", replace=""),
-                ],
+                # no per-line rules: the platform's normalize (flatten) has already
+                # dropped the `##` titles and the indentation
                 negation_sub=[
                     NegationSubRule(
                         match_rules=(MatchRule(re_search=r"^interface ib \S+ (shutdown|speed)"),),
@@ -416,7 +414,7 @@ class SwitchPlatform:
     device_type: str  # netmiko device type
     show_running: str  # prints the running configuration
     push: Callable[[Any, Sequence[str], Mapping[str, Any]], str | None]  # returns a diff or None
-    driver: Callable[[], Any]  # hier_config driver
+    driver: Callable[[], Any] | None  # hier_config driver; None where `remediate` replaces it
     template: str  # the role's templates/<name>, the intended configuration
     mtu_range: tuple[int, int]  # interface MTU the CLI accepts
     variables: str  # prefix of the switches role's variables for this platform only
@@ -492,7 +490,7 @@ PLATFORMS: dict[str, SwitchPlatform] = {
         device_type="cumulus_linux",
         show_running="net show configuration commands",
         push=push_nclu,
-        driver=_eos_driver,  # unused: NCLU lines are compared by nclu_remediation
+        driver=None,  # NCLU lines are compared by nclu_remediation
         template="cumulus_linux.cfg.j2",
         mtu_range=(552, 9216),  # `net add interface swp1 mtu <552-9216>` (fabric-cli.md §1)
         variables="switches_cumulus_",
@@ -639,8 +637,11 @@ def get_model(name: str) -> PortModel:
 
 
 def driver_for(name: str) -> Any:
-    """The hier_config driver of a platform."""
-    return get_platform(name).driver()
+    """The hier_config driver of a platform (a ValueError for one that compares its own way)."""
+    driver = get_platform(name).driver
+    if driver is None:
+        raise ValueError(f"platform {name!r} has no hier_config driver: it has its own remediation")
+    return driver()
 
 
 def _top_level_blocks(text: str) -> list[list[str]]:
