@@ -18,12 +18,20 @@ description:
     addresses; empty where there is no NVIDIA GPU), which decides whether the driver, the
     NVIDIA Container Toolkit and C(--gpus) belong on the host. It reads only, and
     supports check mode.
+  - Also returns C(nvidia_gpu_device_files), the GPU character devices under O(dev)
+    (C(/dev/nvidia0), C(/dev/nvidia1)... with NVIDIA's major number 195; not
+    C(nvidiactl) or C(nvidia-uvm)), which the driver creates once loaded and which
+    Slurm's C(gres.conf) names. On a host without the driver the list is empty.
 version_added: "1.0.0"
 options:
   sysfs:
     description: Directory of the PCI devices (one sub-directory per function).
     type: path
     default: /sys/bus/pci/devices
+  dev:
+    description: Directory of the device nodes.
+    type: path
+    default: /dev
 author: dlcluster
 """
 
@@ -47,15 +55,26 @@ ansible_facts:
       type: list
       elements: str
       sample: ["0000:3b:00.0", "0000:5e:00.0"]
+    nvidia_gpu_device_files:
+      description: The GPUs' character devices, in GPU index order.
+      type: list
+      elements: str
+      sample: ["/dev/nvidia0", "/dev/nvidia1"]
 """
 
 import os
+import re
+import stat
 
 from ansible.module_utils.basic import AnsibleModule
 
 NVIDIA_VENDOR = 0x10DE
 # PCI base class 03 (display), subclasses 00 (VGA-compatible) and 02 (3D controller)
 GPU_CLASSES = (0x0300, 0x0302)
+# The major number of the NVIDIA driver's character devices (devices.txt: 195 "Nvidia
+# graphics devices"); one /dev/nvidia<N> per GPU, minor N.
+NVIDIA_MAJOR = 195
+_GPU_DEVICE = re.compile(r"nvidia(\d+)")
 
 
 def _read_hex(path: str) -> int | None:
@@ -84,16 +103,44 @@ def find_gpus(sysfs: str) -> list[str]:
     return sorted(found)
 
 
+def find_device_files(dev: str) -> list[str]:
+    """The /dev/nvidia<N> character devices of NVIDIA's major number, by GPU index."""
+    try:
+        names = os.listdir(dev)
+    except FileNotFoundError:
+        return []
+    found = []
+    for name in names:
+        match = _GPU_DEVICE.fullmatch(name)
+        if not match:
+            continue
+        try:
+            info = os.stat(os.path.join(dev, name))
+        except OSError:
+            continue
+        # A plain file of that name is not a device; Slurm refuses it too (gres.conf File=).
+        if stat.S_ISCHR(info.st_mode) and os.major(info.st_rdev) == NVIDIA_MAJOR:
+            found.append((int(match.group(1)), os.path.join(dev, name)))
+    return [path for _, path in sorted(found)]
+
+
 def main() -> None:
     module = AnsibleModule(
-        argument_spec={"sysfs": {"type": "path", "default": "/sys/bus/pci/devices"}},
+        argument_spec={
+            "sysfs": {"type": "path", "default": "/sys/bus/pci/devices"},
+            "dev": {"type": "path", "default": "/dev"},
+        },
         supports_check_mode=True,
     )
     try:
         gpus = find_gpus(module.params["sysfs"])
     except OSError as err:
         module.fail_json(msg=f"could not read {module.params['sysfs']}: {err}")
-    module.exit_json(changed=False, ansible_facts={"nvidia_gpu_pci_addresses": gpus})
+    facts = {
+        "nvidia_gpu_pci_addresses": gpus,
+        "nvidia_gpu_device_files": find_device_files(module.params["dev"]),
+    }
+    module.exit_json(changed=False, ansible_facts=facts)
 
 
 if __name__ == "__main__":

@@ -21,12 +21,14 @@ LAB_INVENTORY = ROOT / "inventories" / "lab" / "hosts.yml"
 
 
 def _walk(group: dict[str, Any], name: str, out: dict[str, dict[str, dict[str, Any]]]) -> None:
-    """Flatten the YAML inventory into {group: {host: vars}}, children included in parents."""
+    """Flatten the YAML inventory into {group: {host: vars}}, children included in parents.
+    A group named again as another's child (an empty entry) adds to what it has."""
     hosts = dict(group.get("hosts") or {})
     for child_name, child in (group.get("children") or {}).items():
         _walk(child or {}, child_name, out)
         hosts.update(out[child_name])
-    out[name] = {host: dict(hvars or {}) for host, hvars in hosts.items()}
+    known = out.get(name, {})
+    out[name] = {**known, **{host: dict(hvars or {}) for host, hvars in hosts.items()}}
 
 
 def load_lab_groups() -> dict[str, dict[str, dict[str, Any]]]:
