@@ -1,0 +1,137 @@
+"""Slurm helpers: a node's hardware as slurmd reports it, the cluster's munge key, and
+the controller's view of its nodes (roles/slurm)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import secrets
+import string
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+# mungekey's smallest key is 256 bits [man mungekey.8, `-b bits 256-8192`]: a text key
+# shorter than 32 characters is refused before it reaches a node.
+MUNGE_KEY_MIN_CHARS = 32
+_PRINTABLE = set(string.ascii_letters + string.digits + string.punctuation)
+# States in which a node runs jobs (sinfo %T; a trailing * means not responding, which
+# is one of the states reported) [doc sinfo.1, NODE STATE CODES].
+_HEALTHY = {"idle", "allocated", "mixed", "completing"}
+
+
+def slurm_node_hardware(slurmd_c: str) -> dict[str, Any]:
+    """The node line `slurmd -C` prints (NodeName=... CPUs=... RealMemory=...), as a dict.
+
+    slurmd reads the hardware the way slurmctld will judge it (sockets, cores, threads,
+    memory in MB), so a node line built from it never drains the node for a mismatch.
+    Numbers become ints; `UpTime` (second line) is not part of a node's definition.
+    """
+    line = next((ln for ln in slurmd_c.splitlines() if ln.startswith("NodeName=")), None)
+    if line is None:
+        raise ValueError(f"no NodeName= line in slurmd -C output: {slurmd_c[:200]!r}")
+    hardware: dict[str, Any] = {}
+    for field in line.split():
+        key, _, value = field.partition("=")
+        hardware[key] = int(value) if value.isdigit() else value
+    return hardware
+
+
+def slurm_munge_key(current_b64: str | None, configured: str | None = None) -> str:
+    """The cluster's munge key (text): the configured one (from the vault) when set; else
+    the head node's current key when it is a text key of sufficient length (kept, so a
+    re-run changes nothing); else a new random one.
+
+    A package's own key (Debian's postinst runs `mungekey -c` on every host, so each host
+    gets a different binary one) is replaced: every node must share one key.
+    """
+    if configured:
+        if len(configured) < MUNGE_KEY_MIN_CHARS:
+            raise ValueError(f"slurm_munge_key must have at least {MUNGE_KEY_MIN_CHARS} characters")
+        return configured
+    try:
+        current = base64.b64decode(current_b64 or "", validate=True)
+        text = current.decode("ascii")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        text = ""
+    if len(text) >= MUNGE_KEY_MIN_CHARS and set(text) <= _PRINTABLE:
+        return text
+    # 96 random bytes as URL-safe text: 768 bits, inside mungekey's 256..8192 range
+    return secrets.token_urlsafe(96)
+
+
+def slurm_gres_files(device_files: Sequence[str], pci_addresses: Sequence[str]) -> list[str]:
+    """The GPU device files gres.conf names for a node: those the driver created; where
+    the GPUs are on the bus but the driver has not created its nodes yet (first run),
+    /dev/nvidia0..N-1, which it creates one per GPU (slurmd waits for them)."""
+    if device_files:
+        return list(device_files)
+    return [f"/dev/nvidia{index}" for index in range(len(pci_addresses))]
+
+
+def _conf_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "YES" if value else "NO"
+    return str(value)
+
+
+def slurm_conf_line(settings: Mapping[str, Any]) -> str:
+    """`Key=value Key=value` in the given order (booleans as YES/NO, Slurm's own words);
+    None leaves a key out."""
+    return " ".join(
+        f"{key}={_conf_value(value)}" for key, value in settings.items() if value is not None
+    )
+
+
+def slurm_node_problems(sinfo: str) -> list[str]:
+    """Nodes that cannot run jobs, from `sinfo -N -h -o '%N|%T|%E'`: one line per node
+    and partition (deduplicated), state and reason ("none" when there is none)."""
+    problems: dict[str, str] = {}
+    for line in sinfo.splitlines():
+        parts = line.split("|", 2)
+        if len(parts) < 2 or not parts[0]:
+            continue
+        node, state = parts[0], parts[1]
+        reason = parts[2] if len(parts) > 2 else ""
+        if state.rstrip("*~#!%$@^-") in _HEALTHY and not state.endswith("*"):
+            continue
+        why = f" ({reason})" if reason and reason != "none" else ""
+        problems[node] = f"{node}: {state}{why}"
+    return list(problems.values())
+
+
+def slurm_def_mem_per_cpu(hardware: Sequence[Mapping[str, Any]]) -> int | None:
+    """DefMemPerCPU: memory per core of the node with the least of it (MB).
+
+    Without it a job that names no memory is given the whole node's memory
+    (DefMemPerNode is unlimited by default), so with CR_Core_Memory a one-core job
+    blocks every other job on that node.
+    """
+    shares = [
+        int(node["RealMemory"]) // int(node["CPUs"])
+        for node in hardware
+        if int(node.get("CPUs", 0) or 0) > 0 and int(node.get("RealMemory", 0) or 0) > 0
+    ]
+    return min(shares) if shares else None
+
+
+def slurm_partition_nodes(partition: Mapping[str, Any], nodes: Sequence[str]) -> str:
+    """A partition's Nodes= value: its own list when given, else every node (ALL)."""
+    own = partition.get("nodes")
+    if own:
+        return ",".join(own) if isinstance(own, list) else str(own)
+    return "ALL" if nodes else ""
+
+
+class FilterModule:
+    """Slurm filters for roles/slurm."""
+
+    def filters(self) -> dict[str, Any]:
+        return {
+            "slurm_node_hardware": slurm_node_hardware,
+            "slurm_munge_key": slurm_munge_key,
+            "slurm_gres_files": slurm_gres_files,
+            "slurm_conf_line": slurm_conf_line,
+            "slurm_node_problems": slurm_node_problems,
+            "slurm_partition_nodes": slurm_partition_nodes,
+            "slurm_def_mem_per_cpu": slurm_def_mem_per_cpu,
+        }

@@ -1,0 +1,111 @@
+"""filter_plugins/slurm.py: node lines from slurmd, the munge key, node states."""
+
+from __future__ import annotations
+
+import base64
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+_PATH = Path(__file__).resolve().parents[2] / "filter_plugins" / "slurm.py"
+_SPEC = importlib.util.spec_from_file_location("slurm_filters", _PATH)
+slurm = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(slurm)
+
+# `slurmd -C` on a lab node (Debian 12, Slurm 22.05.8): the node line, then UpTime.
+SLURMD_C = (
+    "NodeName=lab-compute-1 CPUs=2 Boards=1 SocketsPerBoard=1 CoresPerSocket=2 "
+    "ThreadsPerCore=1 RealMemory=24105\nUpTime=0-05:57:43\n"
+)
+
+
+def test_slurmd_c_becomes_the_node_line_values():
+    assert slurm.slurm_node_hardware(SLURMD_C) == {
+        "NodeName": "lab-compute-1",
+        "CPUs": 2,
+        "Boards": 1,
+        "SocketsPerBoard": 1,
+        "CoresPerSocket": 2,
+        "ThreadsPerCore": 1,
+        "RealMemory": 24105,
+    }
+
+
+def test_output_without_a_node_line_is_an_error():
+    with pytest.raises(ValueError, match="no NodeName= line"):
+        slurm.slurm_node_hardware("slurmd: error: something\n")
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def test_the_vault_key_wins_and_must_be_long_enough():
+    assert slurm.slurm_munge_key(_b64(b"x" * 64), "k" * 40) == "k" * 40
+    with pytest.raises(ValueError, match="at least 32"):
+        slurm.slurm_munge_key(None, "short")
+
+
+def test_a_text_key_on_the_head_node_is_kept():
+    key = "A" * 20 + "b-c_d" * 4
+    assert slurm.slurm_munge_key(_b64(key.encode())) == key
+
+
+def test_a_packaged_binary_key_or_none_is_replaced_by_a_new_text_key():
+    """Debian's postinst writes a random binary key per host; the cluster needs one key."""
+    binary = bytes(range(256)) * 4
+    first = slurm.slurm_munge_key(_b64(binary))
+    assert len(first) >= 32 and first.isascii() and first.isprintable()
+    assert slurm.slurm_munge_key("") != first  # random each time none is kept
+    assert slurm.slurm_munge_key(_b64(b"too short")) != "too short"
+
+
+def test_gres_files_are_the_drivers_device_files_or_one_per_pci_gpu():
+    files = ["/dev/nvidia0", "/dev/nvidia1"]
+    assert slurm.slurm_gres_files(files, []) == files
+    assert slurm.slurm_gres_files([], ["0000:3b:00.0", "0000:5e:00.0", "0000:86:00.0"]) == [
+        "/dev/nvidia0",
+        "/dev/nvidia1",
+        "/dev/nvidia2",
+    ]
+    assert slurm.slurm_gres_files([], []) == []
+
+
+def test_conf_line_keeps_order_and_speaks_slurms_booleans():
+    line = slurm.slurm_conf_line(
+        {"Nodes": "ALL", "Default": True, "OverSubscribe": False, "X": None}
+    )
+    assert line == "Nodes=ALL Default=YES OverSubscribe=NO"
+
+
+def test_only_nodes_that_cannot_run_jobs_are_reported():
+    sinfo = "\n".join(
+        [
+            "node01|idle|none",
+            "node01|idle|none",  # the same node in a second partition
+            "node02|mixed|none",
+            "node03|drained|gres/gpu count reported lower than configured (0 < 4)",
+            "node04|down*|Not responding",
+            "node05|idle*|none",
+            "node06|allocated|none",
+        ]
+    )
+    assert slurm.slurm_node_problems(sinfo) == [
+        "node03: drained (gres/gpu count reported lower than configured (0 < 4))",
+        "node04: down* (Not responding)",
+        "node05: idle*",
+    ]
+
+
+def test_partition_nodes_default_to_all():
+    assert slurm.slurm_partition_nodes({"name": "hipri"}, ["n1"]) == "ALL"
+    assert slurm.slurm_partition_nodes({"name": "sxm2", "nodes": ["n1", "n2"]}, ["n1"]) == "n1,n2"
+    assert slurm.slurm_partition_nodes({"name": "x", "nodes": "node[01-04]"}, []) == "node[01-04]"
+
+
+def test_default_memory_per_cpu_is_the_smallest_nodes_share():
+    nodes = [{"CPUs": 40, "RealMemory": 384000}, {"CPUs": 80, "RealMemory": 512000}]
+    assert slurm.slurm_def_mem_per_cpu(nodes) == 6400
+    assert slurm.slurm_def_mem_per_cpu([]) is None
+    assert slurm.slurm_def_mem_per_cpu([{"CPUs": 0, "RealMemory": 1}]) is None
