@@ -612,7 +612,7 @@ ROLE_CASES = [
         "validate_check_unknown",
         "validate",
         {"validate_checks": ["speed"]},
-        "value of validate_checks must be one or more of: data_network, mpi, gpus, network, "
+        "value of validate_checks must be one or more of: data_network, mpi, gpus, slurm, network, "
         "storage, sizing. Got no match for: speed",
     ),
     (

@@ -136,3 +136,52 @@ def test_the_plot_keeps_one_unit_per_panel():
         "Gbit/s": ["iperf3"],
         "MB/s": ["reader", "fio"],
     }
+
+
+SINFO = "\n".join(
+    [
+        "node01|hipri*|idle|gpu:4",
+        "node01|sxm2|idle|gpu:4",
+        "node02|hipri*|mixed|gpu:4(S:0-1)",
+        "node03|hipri*|drained|gpu:4",
+        "node04|hipri*|idle|gpu:2",
+    ]
+)
+
+
+def _job(*lines: str, rc: int = 0) -> dict:
+    return {"rc": rc, "stdout_lines": list(lines), "stderr": "" if rc == 0 else "srun: error: x"}
+
+
+def test_slurm_nodes_pass_when_they_take_jobs_with_all_their_gpus():
+    expected = {"node01": 4, "node02": 4, "node03": 4, "node04": 4, "node05": 4}
+    job = _job("node01 0", "node02 0", "node04 0")
+    records = validate.validate_slurm_results({"rc": 0, "stdout": SINFO}, job, expected, "head")
+    by_host = {r["host"]: r for r in records if r["host"] != "head"}
+    assert by_host["node01"]["status"] == "pass"
+    assert by_host["node01"]["target"] == "partitions hipri*, sxm2"
+    assert by_host["node02"]["status"] == "pass" and by_host["node02"]["value"] == 4
+    assert by_host["node03"]["status"] == "fail" and "state drained" in by_host["node03"]["reason"]
+    assert by_host["node04"]["reason"] == "2 GPUs as gres, the node has 4"
+    assert by_host["node05"]["reason"] == "not known to slurmctld"
+    test_job = next(r for r in records if r["host"] == "head")
+    assert test_job["status"] == "pass" and test_job["value"] == 3 and test_job["threshold"] == 3
+
+
+def test_a_slurm_test_job_without_a_gpu_on_a_node_fails():
+    job = _job("node01 0", "node02 -", "node04 0")
+    records = validate.validate_slurm_results({"rc": 0, "stdout": SINFO}, job, {}, "head")
+    test_job = records[-1]
+    assert test_job["status"] == "fail" and "node02" in test_job["reason"]
+
+
+def test_slurm_is_skipped_without_a_head_node_and_fails_when_slurmctld_does_not_answer():
+    skipped = validate.validate_slurm_results({"skipped": True}, {"skipped": True}, {}, "")
+    assert [r["status"] for r in skipped] == ["skipped"]
+    down = validate.validate_slurm_results(
+        {"rc": 1, "stderr": "slurm_load_partitions: Unable to contact slurm controller"},
+        {"skipped": True},
+        {},
+        "head",
+    )
+    assert down[0]["status"] == "fail" and "Unable to contact" in down[0]["reason"]

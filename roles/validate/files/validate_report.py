@@ -16,6 +16,7 @@ TITLES = {
     "mtu": "Data network: full-MTU reachability",
     "mpi": "MPI across the NGC containers",
     "gpus": "GPUs",
+    "slurm": "Slurm: partitions, nodes, GPUs and a test job",
     "iperf3": "Network throughput (iperf3)",
     "fio": "Storage: the papers' fio job",
     "reader": "Storage: reader per mount",
