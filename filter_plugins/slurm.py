@@ -59,6 +59,17 @@ def slurm_munge_key(current_b64: str | None, configured: str | None = None) -> s
     return secrets.token_urlsafe(96)
 
 
+def slurm_declared_node(host_vars: Mapping[str, Any]) -> dict[str, Any]:
+    """A node as its inventory declares it, for the offline plan (no slurmd to ask): the
+    node line from slurm_node_settings, named after the inventory host, and the GPUs
+    from a numeric slurm_gpus (`auto` cannot be known before the node reports: none)."""
+    host = host_vars["inventory_hostname"]
+    hardware = {"NodeName": host, **dict(host_vars.get("slurm_node_settings") or {})}
+    gpus = host_vars.get("slurm_gpus", "auto")
+    count = int(gpus) if str(gpus).isdigit() else 0
+    return {"hardware": hardware, "gpu_files": [f"/dev/nvidia{i}" for i in range(count)]}
+
+
 def slurm_gres_files(device_files: Sequence[str], pci_addresses: Sequence[str]) -> list[str]:
     """The GPU device files gres.conf names for a node: those the driver created; where
     the GPUs are on the bus but the driver has not created its nodes yet (first run),
@@ -130,6 +141,7 @@ class FilterModule:
             "slurm_node_hardware": slurm_node_hardware,
             "slurm_munge_key": slurm_munge_key,
             "slurm_gres_files": slurm_gres_files,
+            "slurm_declared_node": slurm_declared_node,
             "slurm_conf_line": slurm_conf_line,
             "slurm_node_problems": slurm_node_problems,
             "slurm_partition_nodes": slurm_partition_nodes,

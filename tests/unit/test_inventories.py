@@ -17,7 +17,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
-SITES = ["lab", "dss8440", "dgx1", "dgxa100"]
+SITES = ["lab", "dss8440", "dgx1", "dgxa100", "readysolution"]
 EXAMPLES = [site for site in SITES if site != "lab"]
 
 
@@ -77,7 +77,7 @@ def test_seed_host_counts_are_kept():
         site: (len(_inventory(site)["compute"]["hosts"]), len(_inventory(site)["isilon"]["hosts"]))
         for site in EXAMPLES
     }
-    assert counts == {"dss8440": (1, 4), "dgx1": (9, 8), "dgxa100": (4, 4)}
+    assert counts == {"dss8440": (1, 4), "dgx1": (9, 8), "dgxa100": (4, 4), "readysolution": (4, 4)}
 
 
 def test_dgx1_keeps_the_papers_addresses():

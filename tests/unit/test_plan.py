@@ -21,7 +21,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 GUARD = Path(__file__).resolve().parent / "plan_guard"
-SITES = ["lab", "dss8440", "dgx1", "dgxa100"]
+SITES = ["lab", "dss8440", "dgx1", "dgxa100", "readysolution"]
 SECRETS = {
     "DLCLUSTER_ONEFS_PASSWORD": "example-onefs",
     "DLCLUSTER_SWITCH_PASSWORD": "example-switch",
@@ -350,3 +350,28 @@ def test_onefs_change_set_against_a_recorded_cluster_state(tmp_path):
     assert changes[("tier", "cold-tier")]["was"] == []
     assert changes[("NFS export", "/ifs")]["action"] == "unchanged"
     assert changes[("file pool policy", "Idle data to cold tier")]["action"] == "create"
+
+
+def test_readysolution_slurm_follows_seed_004(plans):
+    """seed 004 §5.3 Figure 39 (sinfo: hipri* and sxm2 at 12:00:00, iq at 6:00:00,
+    requestq without a limit), §3.3 (shareq), Table 2 (C4140: 2 x 20 cores, 4 V100-SXM2)."""
+    plan, result, _ = plans["readysolution"]
+    assert result.returncode == 0, result.stdout[-2000:]
+    slurm = plan / "servers" / "headnode" / "etc" / "slurm"
+    partitions = (slurm / "partitions.conf").read_text()
+    assert "PartitionName=hipri Nodes=ALL Default=YES MaxTime=12:00:00 State=UP" in partitions
+    assert "PartitionName=sxm2 Nodes=ALL Default=NO MaxTime=12:00:00 State=UP" in partitions
+    assert "PartitionName=iq Nodes=ALL Default=NO MaxTime=6:00:00 State=UP" in partitions
+    assert "PartitionName=requestq Nodes=ALL Default=NO MaxTime=INFINITE State=UP" in partitions
+    assert "PartitionName=shareq " in partitions
+    conf = (slurm / "slurm.conf").read_text()
+    assert "SlurmctldHost=headnode" in conf and "GresTypes=gpu" in conf
+    for node in ("node001", "node002", "node003", "node004"):
+        assert (
+            f"NodeName={node} CPUs=40 Boards=1 SocketsPerBoard=2 CoresPerSocket=20 "
+            "ThreadsPerCore=1 RealMemory=380000 Gres=gpu:4 State=UNKNOWN"
+        ) in conf
+    gres = (slurm / "gres.conf").read_text()
+    assert "NodeName=node004 Name=gpu File=/dev/nvidia3" in gres
+    cgroup = (slurm / "cgroup.conf").read_text()
+    assert "ConstrainDevices=yes" in cgroup

@@ -109,3 +109,15 @@ def test_default_memory_per_cpu_is_the_smallest_nodes_share():
     assert slurm.slurm_def_mem_per_cpu(nodes) == 6400
     assert slurm.slurm_def_mem_per_cpu([]) is None
     assert slurm.slurm_def_mem_per_cpu([{"CPUs": 0, "RealMemory": 1}]) is None
+
+
+def test_a_declared_node_for_the_offline_plan():
+    node = slurm.slurm_declared_node(
+        {"inventory_hostname": "node001", "slurm_node_settings": {"CPUs": 40}, "slurm_gpus": 4}
+    )
+    assert node == {
+        "hardware": {"NodeName": "node001", "CPUs": 40},
+        "gpu_files": ["/dev/nvidia0", "/dev/nvidia1", "/dev/nvidia2", "/dev/nvidia3"],
+    }
+    # auto: unknown before the node reports
+    assert slurm.slurm_declared_node({"inventory_hostname": "n"})["gpu_files"] == []
