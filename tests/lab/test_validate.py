@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import ROOT, load_lab_groups, run_playbook
+from conftest import ROOT, docker_host, load_lab_groups, run_playbook
 
 REPORT = ROOT / "lab" / ".state" / "reports" / "validate"
 
@@ -14,7 +14,7 @@ def test_validate_reports_every_check_and_skips_only_with_a_reason():
     assert result.returncode == 0, result.stdout[-3000:]
     data = json.loads((REPORT / "results.json").read_text())
     checks = {r["check"] for r in data["results"]}
-    assert checks == {"mtu", "mpi", "gpus", "iperf3", "fio", "reader", "sizing"}
+    assert checks == {"mtu", "mpi", "gpus", "slurm", "iperf3", "fio", "reader", "sizing"}
     for record in data["results"]:
         assert record["status"] in ("pass", "skipped", "info"), record
         if record["status"] == "skipped":
@@ -23,7 +23,13 @@ def test_validate_reports_every_check_and_skips_only_with_a_reason():
     # every compute host mounts each of the 4 Isilon addresses once
     hosts = load_lab_groups()["compute"]
     assert len(readers) == 4 * len(hosts) and all(r["value"] > 0 for r in readers)
+    # Slurm: every node with its 4 GPUs as gres, and the test job ran on each of them
+    slurm = {r["host"]: r for r in data["results"] if r["check"] == "slurm"}
+    assert {h: slurm[h]["value"] for h in hosts} == {h: 4 for h in hosts}
+    test_job = slurm[sorted(load_lab_groups()["head"])[0]]
+    assert test_job["status"] == "pass" and test_job["value"] == len(hosts), test_job
     report = (REPORT / "report.md").read_text()
+    assert "## Slurm: partitions, nodes, GPUs and a test job" in report
     assert "## Storage: reader per mount" in report
     assert "a local directory: this host has no kernel NFS client" in report
     assert (REPORT / "throughput.png").read_bytes()[:4] == b"\x89PNG"
@@ -40,3 +46,18 @@ def test_an_impossible_threshold_fails_the_run_naming_it():
     summary = " ".join(result.stdout.split())
     assert "Validation failed" in summary
     assert "(threshold 10000)" in summary
+
+
+def test_a_drained_slurm_node_fails_validation_naming_it():
+    node = sorted(load_lab_groups()["compute"])[-1]
+    head = docker_host(sorted(load_lab_groups()["head"])[0])
+    head.check_output(f"scontrol update nodename={node} state=drain reason=lab-validate")
+    try:
+        result = run_playbook(
+            "playbooks/validate.yml", "-e", json.dumps({"validate_checks": ["slurm"]})
+        )
+    finally:
+        head.check_output(f"scontrol update nodename={node} state=resume")
+    assert result.returncode != 0
+    summary = " ".join(result.stdout.split())
+    assert f"slurm {node} -> partitions" in summary and "state drained" in summary
