@@ -329,6 +329,21 @@ def validate_slurm_results(
     return records
 
 
+def validate_apptainer_result(host_vars: Mapping[str, Any], host: str) -> dict[str, Any]:
+    """Apptainer on a server, from the facts the apptainer role published: its version, or
+    why it is absent (skipped: the site chose not to install it or could not reach the
+    source, which the role said in its run too)."""
+    target = "apptainer --version"
+    if "apptainer_installed" not in host_vars:
+        why = "the apptainer role did not run here (no head node: no scheduler layer)"
+        return _record("apptainer", host, target, status="skipped", reason=why)
+    if host_vars["apptainer_installed"]:
+        found = host_vars.get("apptainer_version_found")
+        return _record("apptainer", host, target, value=found, status="pass")
+    why = host_vars.get("apptainer_absent_reason") or "not installed"
+    return _record("apptainer", host, target, status="skipped", reason=why)
+
+
 class FilterModule:
     """Result records of the validate role."""
 
@@ -343,4 +358,5 @@ class FilterModule:
             "validate_summary": validate_summary,
             "validate_storage_outages": validate_storage_outages,
             "validate_slurm_results": validate_slurm_results,
+            "validate_apptainer_result": validate_apptainer_result,
         }

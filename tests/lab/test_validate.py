@@ -14,7 +14,17 @@ def test_validate_reports_every_check_and_skips_only_with_a_reason():
     assert result.returncode == 0, result.stdout[-3000:]
     data = json.loads((REPORT / "results.json").read_text())
     checks = {r["check"] for r in data["results"]}
-    assert checks == {"mtu", "mpi", "gpus", "slurm", "iperf3", "fio", "reader", "sizing"}
+    assert checks == {
+        "mtu",
+        "mpi",
+        "gpus",
+        "slurm",
+        "apptainer",
+        "iperf3",
+        "fio",
+        "reader",
+        "sizing",
+    }
     for record in data["results"]:
         assert record["status"] in ("pass", "skipped", "info"), record
         if record["status"] == "skipped":
@@ -28,8 +38,13 @@ def test_validate_reports_every_check_and_skips_only_with_a_reason():
     assert {h: slurm[h]["value"] for h in hosts} == {h: 4 for h in hosts}
     test_job = slurm[sorted(load_lab_groups()["head"])[0]]
     assert test_job["status"] == "pass" and test_job["value"] == len(hosts), test_job
+    # the lab installs no Apptainer (no source it may reach): said per server, with why
+    apptainer = [r for r in data["results"] if r["check"] == "apptainer"]
+    assert {r["host"] for r in apptainer} == set(hosts)
+    assert all("apptainer_source=none" in r["reason"] for r in apptainer), apptainer
     report = (REPORT / "report.md").read_text()
     assert "## Slurm: partitions, nodes, GPUs and a test job" in report
+    assert "## Apptainer on the servers" in report
     assert "## Storage: reader per mount" in report
     assert "a local directory: this host has no kernel NFS client" in report
     assert (REPORT / "throughput.png").read_bytes()[:4] == b"\x89PNG"

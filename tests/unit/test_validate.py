@@ -185,3 +185,17 @@ def test_slurm_is_skipped_without_a_head_node_and_fails_when_slurmctld_does_not_
         "head",
     )
     assert down[0]["status"] == "fail" and "Unable to contact" in down[0]["reason"]
+
+
+def test_apptainer_is_its_version_or_skipped_with_the_roles_reason():
+    ok = validate.validate_apptainer_result(
+        {"apptainer_installed": True, "apptainer_version_found": "1.4.5"}, "n1"
+    )
+    assert ok["status"] == "pass" and ok["value"] == "1.4.5"
+    absent = validate.validate_apptainer_result(
+        {"apptainer_installed": False, "apptainer_absent_reason": "Apptainer not installed: x"},
+        "n1",
+    )
+    assert absent["status"] == "skipped" and absent["reason"] == "Apptainer not installed: x"
+    no_layer = validate.validate_apptainer_result({}, "n1")
+    assert no_layer["status"] == "skipped" and "no head node" in no_layer["reason"]

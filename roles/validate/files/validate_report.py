@@ -17,6 +17,7 @@ TITLES = {
     "mpi": "MPI across the NGC containers",
     "gpus": "GPUs",
     "slurm": "Slurm: partitions, nodes, GPUs and a test job",
+    "apptainer": "Apptainer on the servers",
     "iperf3": "Network throughput (iperf3)",
     "fio": "Storage: the papers' fio job",
     "reader": "Storage: reader per mount",

@@ -1,0 +1,46 @@
+"""Apptainer on the lab: no source the lab may reach (apptainer_source=none), so every
+server says why it has none, in the run and in its recap, and the head node still gets
+the job example that runs an NGC image under Slurm with --nv."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from conftest import docker_host, load_lab_groups, run_playbook
+
+SERVERS = sorted(load_lab_groups()["head"]) + sorted(load_lab_groups()["compute"])
+
+
+@pytest.fixture(scope="module")
+def scheduler_check() -> str:
+    """A check-mode run of the scheduler layer on the converged lab, whitespace folded."""
+    result = run_playbook("playbooks/scheduler.yml", "--check")
+    assert result.returncode == 0, result.stdout[-3000:]
+    return re.sub(r"\s+", " ", result.stdout)
+
+
+@pytest.mark.parametrize("host", SERVERS)
+def test_each_server_says_why_it_has_no_apptainer(host, scheduler_check):
+    line = (
+        f"Apptainer not installed on {host}: apptainer_source=none and no apptainer command found"
+    )
+    assert line in scheduler_check
+    assert docker_host(host).run("command -v apptainer").rc != 0
+
+
+def test_the_recap_records_the_skips(scheduler_check):
+    recap = scheduler_check[scheduler_check.index("CUSTOM STATS") :]
+    assert "apptainer_skipped" in recap
+    assert all(host in recap for host in SERVERS)
+
+
+def test_the_head_node_has_the_job_example():
+    example = docker_host(sorted(load_lab_groups()["head"])[0]).file(
+        "/cm/shared/apps/apptainer/examples/ngc.job"
+    )
+    assert example.exists and example.mode == 0o644
+    text = example.content_string
+    assert "#SBATCH --gres=gpu:4" in text
+    assert "module load shared\nmodule load apptainer\n" in text
+    assert "srun apptainer exec --nv " in text
