@@ -335,7 +335,10 @@ def validate_apptainer_result(host_vars: Mapping[str, Any], host: str) -> dict[s
     source, which the role said in its run too)."""
     target = "apptainer --version"
     if "apptainer_installed" not in host_vars:
-        why = "the apptainer role did not run here (no head node: no scheduler layer)"
+        why = (
+            "the apptainer role has not run here: no head node (no scheduler layer), or no"
+            " site.yml run within the fact cache's lifetime"
+        )
         return _record("apptainer", host, target, status="skipped", reason=why)
     if host_vars["apptainer_installed"]:
         found = host_vars.get("apptainer_version_found")

@@ -8,6 +8,7 @@ sees the hosts' real state whatever Ansible believes.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -83,6 +84,15 @@ def run_playbook(playbook: str, *args: str) -> subprocess.CompletedProcess[str]:
         timeout=900,
         check=False,
     )
+
+
+@pytest.fixture(scope="session")
+def scheduler_check() -> str:
+    """One check-mode run of the scheduler layer on the converged lab (whitespace folded),
+    whose output several tests read: the roles' reports and the recap's custom stats."""
+    result = run_playbook("playbooks/scheduler.yml", "--check")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    return re.sub(r"\s+", " ", result.stdout)
 
 
 def assert_runner_noop(result: Any, output: str) -> None:

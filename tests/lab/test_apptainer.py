@@ -4,20 +4,10 @@ the job example that runs an NGC image under Slurm with --nv."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
-from conftest import docker_host, load_lab_groups, run_playbook
+from conftest import docker_host, load_lab_groups
 
 SERVERS = sorted(load_lab_groups()["head"]) + sorted(load_lab_groups()["compute"])
-
-
-@pytest.fixture(scope="module")
-def scheduler_check() -> str:
-    """A check-mode run of the scheduler layer on the converged lab, whitespace folded."""
-    result = run_playbook("playbooks/scheduler.yml", "--check")
-    assert result.returncode == 0, result.stdout[-3000:]
-    return re.sub(r"\s+", " ", result.stdout)
 
 
 @pytest.mark.parametrize("host", SERVERS)

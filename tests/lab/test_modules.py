@@ -15,14 +15,11 @@ import re
 import shlex
 
 import pytest
-from conftest import docker_host, load_lab_groups, run_playbook
+from conftest import docker_host, load_lab_groups
 
 TREE = "/cm/shared/modulefiles"
 CORE = "/etc/lmod/modules"
 HEADER = "-- managed by dlcluster: modules"
-# The playbook that runs the role on the head and compute groups (a check-mode re-run
-# on the converged lab changes nothing and prints the role's report).
-PLAYBOOK = "playbooks/scheduler.yml"
 # mpirun refuses root unless told (Open MPI's documented override); the checks run as root.
 MPI_AS_ROOT = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
 
@@ -45,14 +42,6 @@ def _openmpi_version(host) -> str:
     """The upstream version of the installed openmpi-bin (epoch and revision dropped)."""
     raw = host.check_output("dpkg-query --show --showformat='${Version}' openmpi-bin")
     return re.sub(r"-[^-]*$", "", re.sub(r"^[0-9]+:", "", raw.strip()))
-
-
-@pytest.fixture(scope="module")
-def role_report() -> str:
-    """The role's report lines from one check-mode run."""
-    result = run_playbook(PLAYBOOK, "--check")
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
-    return re.sub(r"\s+", " ", result.stdout)
 
 
 @pytest.mark.parametrize("name", _hosts())
@@ -94,6 +83,6 @@ def test_role_files_carry_the_header_and_the_core_module_points_at_the_tree(name
 
 
 @pytest.mark.parametrize("name", _hosts())
-def test_role_report_names_the_missing_cuda_toolkit(name, role_report):
-    assert f"cuda: no CUDA toolkit under /usr/local on {name}" in role_report
-    assert f"modules on {name}: " in role_report
+def test_role_report_names_the_missing_cuda_toolkit(name, scheduler_check):
+    assert f"cuda: no CUDA toolkit under /usr/local on {name}" in scheduler_check
+    assert f"modules on {name}: " in scheduler_check
