@@ -59,6 +59,11 @@ def slurm_munge_key(current_b64: str | None, configured: str | None = None) -> s
     return secrets.token_urlsafe(96)
 
 
+def _gpu_device_files(count: int) -> list[str]:
+    """/dev/nvidia0..N-1: the device files NVIDIA's driver makes, one per GPU."""
+    return [f"/dev/nvidia{index}" for index in range(count)]
+
+
 def slurm_declared_node(host_vars: Mapping[str, Any]) -> dict[str, Any]:
     """A node as its inventory declares it, for the offline plan (no slurmd to ask): the
     node line from slurm_node_settings, named after the inventory host, and the GPUs
@@ -67,16 +72,21 @@ def slurm_declared_node(host_vars: Mapping[str, Any]) -> dict[str, Any]:
     hardware = {"NodeName": host, **dict(host_vars.get("slurm_node_settings") or {})}
     gpus = host_vars.get("slurm_gpus", "auto")
     count = int(gpus) if str(gpus).isdigit() else 0
-    return {"hardware": hardware, "gpu_files": [f"/dev/nvidia{i}" for i in range(count)]}
+    return {"hardware": hardware, "gpu_files": _gpu_device_files(count)}
 
 
-def slurm_gres_files(device_files: Sequence[str], pci_addresses: Sequence[str]) -> list[str]:
-    """The GPU device files gres.conf names for a node: those the driver created; where
-    the GPUs are on the bus but the driver has not created its nodes yet (first run),
-    /dev/nvidia0..N-1, which it creates one per GPU (slurmd waits for them)."""
+def slurm_gres_files(
+    device_files: Sequence[str], pci_addresses: Sequence[str], gpus: Any = "auto"
+) -> list[str]:
+    """The GPU device files gres.conf names for a node. With gpus `auto`: those the driver
+    created; where the GPUs are on the bus but the driver has not created its nodes yet
+    (first run), /dev/nvidia0..N-1, which it creates one per GPU (slurmd waits for them).
+    With a count (slurm_gpus): that many, /dev/nvidia0 on."""
+    if str(gpus) != "auto":
+        return _gpu_device_files(int(gpus))
     if device_files:
         return list(device_files)
-    return [f"/dev/nvidia{index}" for index in range(len(pci_addresses))]
+    return _gpu_device_files(len(pci_addresses))
 
 
 def _conf_value(value: Any) -> str:

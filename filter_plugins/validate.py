@@ -243,6 +243,18 @@ def _slurm_gpus(gres: str) -> int:
     return total
 
 
+def validate_slurm_ready_nodes(sinfo: str) -> list[str]:
+    """The nodes that take jobs, sorted, from `sinfo --Node --noheader
+    --format=%N|%P|%T|%G` (one line per node and partition): where the test job runs,
+    and how many nodes must run it."""
+    ready = set()
+    for line in sinfo.splitlines():
+        parts = line.split("|")
+        if len(parts) == 4 and parts[2] in _SLURM_HEALTHY:
+            ready.add(parts[0])
+    return sorted(ready)
+
+
 def validate_slurm_results(
     sinfo_result: Mapping[str, Any],
     job: Mapping[str, Any],
@@ -297,7 +309,7 @@ def validate_slurm_results(
     for name in sorted(set(expected) - set(nodes)):
         records.append(_record("slurm", name, "Slurm node", status="fail",
                                reason="not known to slurmctld"))  # fmt: skip
-    healthy_nodes = sorted(n for n, node in nodes.items() if node["state"] in _SLURM_HEALTHY)
+    healthy_nodes = validate_slurm_ready_nodes(sinfo)
     if job.get("skipped"):
         records.append(_record("slurm", controller, "test job", status="skipped",
                                reason="no node can take a job"))  # fmt: skip
@@ -361,5 +373,6 @@ class FilterModule:
             "validate_summary": validate_summary,
             "validate_storage_outages": validate_storage_outages,
             "validate_slurm_results": validate_slurm_results,
+            "validate_slurm_ready_nodes": validate_slurm_ready_nodes,
             "validate_apptainer_result": validate_apptainer_result,
         }

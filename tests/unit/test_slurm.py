@@ -121,3 +121,9 @@ def test_a_declared_node_for_the_offline_plan():
     }
     # auto: unknown before the node reports
     assert slurm.slurm_declared_node({"inventory_hostname": "n"})["gpu_files"] == []
+
+
+def test_a_gpu_count_names_that_many_device_files_whatever_the_host_shows():
+    assert slurm.slurm_gres_files(["/dev/nvidia0"], [], 2) == ["/dev/nvidia0", "/dev/nvidia1"]
+    assert slurm.slurm_gres_files(["/dev/nvidia0"], ["0000:3b:00.0"], 0) == []
+    assert slurm.slurm_gres_files(["/dev/nvidia5"], [], "auto") == ["/dev/nvidia5"]

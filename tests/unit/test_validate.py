@@ -199,3 +199,8 @@ def test_apptainer_is_its_version_or_skipped_with_the_roles_reason():
     assert absent["status"] == "skipped" and absent["reason"] == "Apptainer not installed: x"
     no_layer = validate.validate_apptainer_result({}, "n1")
     assert no_layer["status"] == "skipped" and "no head node" in no_layer["reason"]
+
+
+def test_the_slurm_test_job_goes_to_the_nodes_that_take_jobs():
+    assert validate.validate_slurm_ready_nodes(SINFO) == ["node01", "node02", "node04"]
+    assert validate.validate_slurm_ready_nodes("node09|hipri*|idle*|gpu:4\n") == []
