@@ -26,6 +26,7 @@ FAKE_SECRETS = {
     "DLCLUSTER_ONEFS_PASSWORD": "example-onefs",
     "DLCLUSTER_SWITCH_PASSWORD": "example-switch",
     "DLCLUSTER_NGC_API_KEY": "example-ngc",
+    "DLCLUSTER_IDRAC_PASSWORD": "example-idrac",
 }
 
 

@@ -26,6 +26,7 @@ SECRETS = {
     "DLCLUSTER_ONEFS_PASSWORD": "example-onefs",
     "DLCLUSTER_SWITCH_PASSWORD": "example-switch",
     "DLCLUSTER_NGC_API_KEY": "example-ngc",
+    "DLCLUSTER_IDRAC_PASSWORD": "example-idrac",
 }
 PAPERS_DATA_OPTIONS_000 = "rsize=524288,wsize=524288,nolock,soft,timeo=50,retrans=1,proto=tcp"
 
@@ -375,3 +376,28 @@ def test_readysolution_slurm_follows_seed_004(plans):
     assert "NodeName=node004 Name=gpu File=/dev/nvidia3" in gres
     cgroup = (slurm / "cgroup.conf").read_text()
     assert "ConstrainDevices=yes" in cgroup
+
+
+def test_readysolution_nfs_share_follows_seed_004(plans):
+    """seed 004 §2.1: the head node's 12 NL-SAS drives in RAID 50, XFS, exported over NFS via
+    IPoIB to the compute nodes (home and shared)."""
+    plan, result, _ = plans["readysolution"]
+    assert result.returncode == 0, result.stdout[-2000:]
+    head = plan / "servers" / "headnode"
+    share = yaml.safe_load((head / "nfs_share.yml").read_text())
+    assert share["raid"]["method"] == "perc" and share["raid"]["level"] == 50
+    assert share["raid"]["disks"] == 12 and share["raid"]["data_disks"] == 10
+    assert share["mkfs"].startswith("mkfs.xfs -d su=256k,sw=10 -L nfs_share /dev/disk/by-id/")
+    # Served on the head node's IPoIB address, to the compute nodes' IPoIB addresses only.
+    assert share["address"] == "10.10.0.1"
+    assert share["client_fstab"][0] == {
+        "src": "10.10.0.1:/srv/nfs/home",
+        "path": "/home",
+        "opts": "vers=3,proto=tcp,hard,rsize=1048576,wsize=1048576,_netdev",
+    }
+    assert share["client_fstab"][1]["path"] == "/cm/shared"
+    exports = (head / "etc" / "exports.d" / "dlcluster.exports").read_text().splitlines()
+    home = next(line for line in exports if line.startswith("/srv/nfs/home "))
+    for address in ("10.10.1.1", "10.10.1.2", "10.10.1.3", "10.10.1.4"):
+        assert f"{address}(rw,sync,no_subtree_check,no_root_squash)" in home
+    assert "10.20.0." not in home  # not the Isilon network
