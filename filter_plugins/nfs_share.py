@@ -30,6 +30,11 @@ def _power_of_two(value: int) -> bool:
     return value > 0 and value & (value - 1) == 0
 
 
+def _twice(values: list[Any]) -> list[str]:
+    """The values a list holds more than once, sorted."""
+    return sorted({str(v) for v in values if values.count(v) > 1})
+
+
 def _int(value: Any, default: int = 0) -> int:
     try:
         return int(value)
@@ -74,7 +79,7 @@ def nfs_share_raid_plan(raid: dict[str, Any]) -> dict[str, Any]:
 
     if method == "md":
         disks = len(devices)
-        duplicates = sorted({d for d in devices if devices.count(d) > 1})
+        duplicates = _twice(devices)
         if duplicates:
             problems.append("nfs_share_raid.devices lists a disk twice: " + ", ".join(duplicates))
         relative = [d for d in devices if not d.startswith("/dev/")]
@@ -88,7 +93,7 @@ def nfs_share_raid_plan(raid: dict[str, Any]) -> dict[str, Any]:
             )
     elif method == "perc":
         disks = len(drives)
-        duplicates = sorted({d for d in drives if drives.count(d) > 1})
+        duplicates = _twice(drives)
         if duplicates:
             problems.append("nfs_share_raid.drives lists a drive twice: " + ", ".join(duplicates))
         if not raid.get("controller_id"):
@@ -227,8 +232,7 @@ def nfs_share_export_problems(planned: list[dict[str, Any]]) -> list[str]:
         ("mount_point", "mount point"),
         ("id", "id"),
     ):
-        values = [e[key] for e in planned]
-        twice = sorted({str(v) for v in values if values.count(v) > 1})
+        twice = _twice([e[key] for e in planned])
         if twice:
             problems.append(f"nfs_share_exports has the same {what} twice: {', '.join(twice)}")
     for export in planned:

@@ -10,11 +10,15 @@ DATA_OPTIONS = "rsize=524288,wsize=524288,nolock,soft,timeo=50,retrans=1,proto=t
 
 
 def _nfs_lines(host) -> list[list[str]]:
+    """The fstab lines of the Isilon's /ifs (the head node's share has NFS lines too)."""
     lines = host.file("/etc/fstab").content_string.splitlines()
     return [
         line.split()
         for line in lines
-        if line.strip() and not line.startswith("#") and line.split()[2:3] == ["nfs"]
+        if line.strip()
+        and not line.startswith("#")
+        and line.split()[2:3] == ["nfs"]
+        and line.split()[0].endswith(":/ifs")
     ]
 
 

@@ -75,7 +75,9 @@ def test_a_file_written_on_the_head_node_reads_the_same_on_every_compute_node():
     head.check_output(f"printf %s {shlex.quote(text)} > /home/{name}")
     try:
         for compute in sorted(load_lab_groups()["compute"]):
-            out = docker_host(compute).check_output(f"nfs-cat nfs://{HEAD_ADDRESS}/srv/nfs/home/{name}")
+            out = docker_host(compute).check_output(
+                f"nfs-cat nfs://{HEAD_ADDRESS}/srv/nfs/home/{name}"
+            )
             assert out == text, compute
     finally:
         head.check_output(f"rm -f /home/{name}")
@@ -100,7 +102,9 @@ def test_a_host_that_is_not_a_client_is_refused():
     """The head node's own data address is not among the clients: ganesha refuses it."""
     head = docker_host(HEAD)
     # The user-space client is not part of the server's packages; the test brings it.
-    head.check_output("command -v nfs-ls || DEBIAN_FRONTEND=noninteractive apt-get install -y libnfs-utils")
+    head.check_output(
+        "command -v nfs-ls || DEBIAN_FRONTEND=noninteractive apt-get install -y libnfs-utils"
+    )
     refused = head.run(f"nfs-ls nfs://{HEAD_ADDRESS}/srv/nfs/home")
     assert refused.rc != 0, refused.stdout
     allowed = docker_host("lab-compute-1").run(f"nfs-ls nfs://{HEAD_ADDRESS}/srv/nfs/home")
@@ -124,7 +128,13 @@ def test_a_changed_raid_plan_remakes_the_image_and_a_bad_one_touches_nothing(res
         "devices": [f"/dev/disk/by-id/lab-nl-sas-{i}" for i in range(1, 13)],
     }
     result = run_playbook(
-        "playbooks/storage.yml", "--tags", "nfs_share", "--limit", HEAD, "-e", json.dumps({"nfs_share_raid": raid})
+        "playbooks/storage.yml",
+        "--tags",
+        "nfs_share",
+        "--limit",
+        HEAD,
+        "-e",
+        json.dumps({"nfs_share_raid": raid}),
     )
     assert result.returncode == 0, result.stdout[-3000:]
     geometry = _geometry(head)
@@ -134,9 +144,41 @@ def test_a_changed_raid_plan_remakes_the_image_and_a_bad_one_touches_nothing(res
     # Eleven disks do not split into two spans: preflight stops the run before any play.
     before = head.check_output(f"stat -c %Y {IMAGE}")
     bad = {**raid, "devices": raid["devices"][:11]}
-    result = run_playbook("site.yml", "--limit", f"{HEAD},localhost", "-e", json.dumps({"nfs_share_raid": bad}))
+    result = run_playbook(
+        "site.yml", "--limit", f"{HEAD},localhost", "-e", json.dumps({"nfs_share_raid": bad})
+    )
     assert result.returncode != 0
     assert "Inventory problems (nothing was changed)" in result.stdout
     assert "11 disks do not split into 2 equal spans" in result.stdout
     assert "Serve the head node's NFS share" not in result.stdout
     assert head.check_output(f"stat -c %Y {IMAGE}") == before
+
+
+def test_an_export_whose_mount_point_holds_files_is_refused_before_any_change():
+    """Binding a new export over a directory with files would hide them: the run stops
+    before it writes anything (no export directory, ganesha.conf as it was)."""
+    head = docker_host(HEAD)
+    head.check_output("mkdir -p /opt/scratch && echo keep > /opt/scratch/results.txt")
+    conf_before = head.file("/etc/ganesha/ganesha.conf").content_string
+    exports = [
+        {"name": "home", "mount_point": "/home"},
+        {"name": "shared", "mount_point": "/cm/shared"},
+        {"name": "scratch", "mount_point": "/opt/scratch"},
+    ]
+    try:
+        result = run_playbook(
+            "playbooks/storage.yml",
+            "--tags",
+            "nfs_share",
+            "--limit",
+            HEAD,
+            "-e",
+            json.dumps({"nfs_share_exports": exports}),
+        )
+        assert result.returncode != 0
+        assert "would hide 1 file(s) under /opt/scratch" in " ".join(result.stdout.split())
+        assert not head.file("/srv/nfs/scratch").exists
+        assert head.file("/etc/ganesha/ganesha.conf").content_string == conf_before
+        assert head.file("/opt/scratch/results.txt").content_string == "keep\n"
+    finally:
+        head.check_output("rm -rf /opt/scratch")
