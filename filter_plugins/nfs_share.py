@@ -149,6 +149,7 @@ def nfs_share_raid_plan(raid: dict[str, Any]) -> dict[str, Any]:
         "level": level,
         "spans": spans,
         "disks": disks,
+        "members": devices if method == "md" else drives,
         "data_disks": data_disks,
         "chunk_kib": chunk_kib,
         "arrays": arrays,

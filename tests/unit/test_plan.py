@@ -387,6 +387,9 @@ def test_readysolution_nfs_share_follows_seed_004(plans):
     share = yaml.safe_load((head / "nfs_share.yml").read_text())
     assert share["raid"]["method"] == "perc" and share["raid"]["level"] == 50
     assert share["raid"]["disks"] == 12 and share["raid"]["data_disks"] == 10
+    assert share["raid"]["members"] == [
+        f"Disk.Bay.{bay}:Enclosure.Internal.0-1:RAID.Slot.1-1" for bay in range(12)
+    ]
     assert share["mkfs"].startswith("mkfs.xfs -d su=256k,sw=10 -L nfs_share /dev/disk/by-id/")
     # Served on the head node's IPoIB address, to the compute nodes' IPoIB addresses only.
     assert share["address"] == "10.10.0.1"
