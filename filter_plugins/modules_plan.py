@@ -43,8 +43,9 @@ def _as_list(paths: Any) -> list[str]:
 def openmpi_module(host: str, openmpi: dict[str, Any]) -> tuple[dict | None, str]:
     """The Open MPI module, or why there is none.
 
-    `openmpi`: package (its name), packages (installed_packages of the query for it),
-    home (MPI_HOME) and paths (variable -> paths prepended).
+    `openmpi`: package (its name), packages (installed packages, name -> [{version}]:
+    the run's listing or installed_packages of a query for it), home (MPI_HOME) and
+    paths (variable -> paths prepended).
     """
     installed = (openmpi.get("packages") or {}).get(openmpi["package"]) or []
     if not installed:
@@ -103,12 +104,19 @@ def cuda_modules(host: str, cuda: dict[str, Any]) -> tuple[list[dict], str]:
 
 
 def apptainer_module(host: str, apptainer: dict[str, Any]) -> tuple[dict | None, str]:
-    """The Apptainer module from `apptainer --version` (registered result), or why none.
+    """The Apptainer module, or why none.
 
-    Apptainer prints e.g. `apptainer version 1.3.4`; a missing binary leaves rc != 0.
+    `apptainer` is either the version the apptainer role found (`version`, "" where
+    absent) or the registered result of `apptainer --version`, which prints e.g.
+    `apptainer version 1.3.4`; a missing binary leaves rc != 0.
     """
-    match = _VERSION.search(apptainer.get("stdout") or "")
-    if apptainer.get("rc", 1) != 0 or not match:
+    if "version" in apptainer:
+        found = str(apptainer["version"] or "")
+        match = _VERSION.search(found) if found else None
+    else:
+        match = _VERSION.search(apptainer.get("stdout") or "")
+        match = match if apptainer.get("rc", 1) == 0 else None
+    if not match:
         return None, f"apptainer: no apptainer binary on {host}"
     version = match.group(0)
     whatis = f"Apptainer {version} container runtime"

@@ -23,6 +23,12 @@ IMAGE = "/var/lib/dlcluster/nfs_share-geometry.img"
 GEOMETRY = "xfs_db -r -c 'sb 0' -c 'print blocksize unit width' " + IMAGE
 
 
+def _run_share(**extra_vars):
+    """The head node's share play alone (storage.yml, tag nfs_share), with extra vars."""
+    extra = ["-e", json.dumps(extra_vars)] if extra_vars else []
+    return run_playbook("playbooks/storage.yml", "--tags", "nfs_share", "--limit", HEAD, *extra)
+
+
 def _geometry(host) -> dict[str, int]:
     out = host.check_output(GEOMETRY)
     values = dict(line.replace(" ", "").split("=") for line in out.splitlines() if "=" in line)
@@ -114,7 +120,7 @@ def test_a_host_that_is_not_a_client_is_refused():
 @pytest.fixture
 def restore_share():
     yield
-    result = run_playbook("playbooks/storage.yml", "--tags", "nfs_share", "--limit", HEAD)
+    result = _run_share()
     assert result.returncode == 0, result.stdout[-3000:]
 
 
@@ -127,15 +133,7 @@ def test_a_changed_raid_plan_remakes_the_image_and_a_bad_one_touches_nothing(res
         "chunk_kib": 256,
         "devices": [f"/dev/disk/by-id/lab-nl-sas-{i}" for i in range(1, 13)],
     }
-    result = run_playbook(
-        "playbooks/storage.yml",
-        "--tags",
-        "nfs_share",
-        "--limit",
-        HEAD,
-        "-e",
-        json.dumps({"nfs_share_raid": raid}),
-    )
+    result = _run_share(nfs_share_raid=raid)
     assert result.returncode == 0, result.stdout[-3000:]
     geometry = _geometry(head)
     assert geometry["unit"] * geometry["blocksize"] == 256 * 1024
@@ -166,15 +164,7 @@ def test_an_export_whose_mount_point_holds_files_is_refused_before_any_change():
         {"name": "scratch", "mount_point": "/opt/scratch"},
     ]
     try:
-        result = run_playbook(
-            "playbooks/storage.yml",
-            "--tags",
-            "nfs_share",
-            "--limit",
-            HEAD,
-            "-e",
-            json.dumps({"nfs_share_exports": exports}),
-        )
+        result = _run_share(nfs_share_exports=exports)
         assert result.returncode != 0
         assert "would hide 1 file(s) under /opt/scratch" in " ".join(result.stdout.split())
         assert not head.file("/srv/nfs/scratch").exists

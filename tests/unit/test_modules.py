@@ -132,6 +132,14 @@ def test_apptainer_version_comes_from_its_version_output():
     assert "apptainer/1.3.4" not in _plan(apptainer={"rc": 2, "stdout": ""})["available"]
 
 
+def test_apptainer_version_comes_from_the_apptainer_roles_fact():
+    """Where the apptainer role ran first, its apptainer_version_found answers instead."""
+    assert "apptainer/1.4.5" in _plan(apptainer={"version": "1.4.5"})["available"]
+    absent = _plan(apptainer={"version": ""})
+    assert "apptainer: no apptainer binary on lab-compute-1" in absent["absent"]
+    assert not [m for m in absent["available"] if m.startswith("apptainer/")]
+
+
 def test_aliases_to_modules_the_host_lacks_are_left_out_and_named():
     aliases = {"cuda91/toolkit": "cuda/9.1", "mpi": "openmpi", "ompi/4": "openmpi/4.1.4"}
     plan = _plan(aliases=aliases)
