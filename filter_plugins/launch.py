@@ -8,7 +8,16 @@ repeat it); `mpi_launch_argv` is the papers' mpirun launch through round_robin_m
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+# tf_cnn_benchmarks ends a run with "total images/sec: 1234.56" between two rules of
+# dashes. Under Horovod it counts the whole job (its own steps x the number of workers)
+# and every rank that logs prints it [tensorflow/benchmarks benchmark_cnn.py]; mpirun may
+# prefix a line with "[1,0]<stdout>:" (--tag-output).
+_TOTAL_RATE = re.compile(r"total images/sec:\s*([0-9][0-9.,]*)")
+# The lab's stand-in workload says what it is on a line of its own.
+_STAND_IN = re.compile(r"^(?:\[[0-9,]+\]<stdout>:)?\s*(stand-in workload: .*)$", re.MULTILINE)
 
 
 def docker_run_argv(settings: dict[str, Any]) -> list[str]:
@@ -60,6 +69,24 @@ def mpi_launch_argv(
     return argv + [str(launcher)] + [str(word) for word in command]
 
 
+def launch_images_per_sec(output: str) -> dict[str, Any]:
+    """What a training launch printed: every "total images/sec" figure in order, their
+    mean (each rank's figure is the whole job's, so they are averaged, never summed), and
+    the stand-in workload's own description when the lab's stand-in ran instead of
+    TensorFlow."""
+    rates = [float(m.replace(",", "")) for m in _TOTAL_RATE.findall(output or "")]
+    stand_in = _STAND_IN.search(output or "")
+    return {
+        "rates": rates,
+        "images_per_sec": round(sum(rates) / len(rates), 1) if rates else None,
+        "stand_in": stand_in.group(1).strip() if stand_in else "",
+    }
+
+
 class FilterModule:
     def filters(self) -> dict[str, Any]:
-        return {"docker_run_argv": docker_run_argv, "mpi_launch_argv": mpi_launch_argv}
+        return {
+            "docker_run_argv": docker_run_argv,
+            "mpi_launch_argv": mpi_launch_argv,
+            "launch_images_per_sec": launch_images_per_sec,
+        }

@@ -324,8 +324,9 @@ OWNED_DEFAULT_PREFIX = "# default mount: "
 def isilon_mounts_owned(data_mounts: str | None) -> list[str]:
     """The mount points a previous run wrote, read from the data mount list it left.
 
-    The list holds the data mounts, one per line, and names the default mount on a
-    `# default mount: <path>` line; other comments and blank lines carry nothing. No
+    The list holds the data mounts, one per line (a `# <address>:<export>` comment may
+    follow the path), and names the default mount on a `# default mount: <path>` line;
+    other comments and blank lines carry nothing. No
     list (a host the role never ran on) means the role owns nothing there yet, so
     removing mounts that left the plan never touches an fstab line it did not write.
     """
@@ -333,8 +334,8 @@ def isilon_mounts_owned(data_mounts: str | None) -> list[str]:
     for line in (data_mounts or "").splitlines():
         if line.startswith(OWNED_DEFAULT_PREFIX):
             owned.insert(0, line[len(OWNED_DEFAULT_PREFIX) :].strip())
-        elif line.strip() and not line.lstrip().startswith("#"):
-            owned.append(line.strip())
+        elif line.split("#", 1)[0].strip():
+            owned.append(line.split("#", 1)[0].strip())
     return owned
 
 

@@ -55,8 +55,13 @@ def test_hosts_start_on_different_addresses(lab_groups):
 
 def test_data_mount_list_is_ordered_for_the_mpi_launcher(compute_name):
     listed = docker_host(compute_name).file("/etc/dlcluster/data_mounts").content_string
-    paths = [line for line in listed.splitlines() if line and not line.startswith("#")]
-    assert paths == [f"/mnt/isilon{i}" for i in range(1, 5)]
+    entries = [line.split("#") for line in listed.splitlines() if line and line[0] != "#"]
+    assert [path.strip() for path, _ in entries] == [f"/mnt/isilon{i}" for i in range(1, 5)]
+    # after each path, the address and export its fstab line mounts
+    sources = {f[1]: f[0] for f in _nfs_lines(docker_host(compute_name))}
+    assert [source.strip() for _, source in entries] == [
+        sources[path.strip()] for path, _ in entries
+    ]
     # the list is also the record of the mounts the role owns: the default one is named
     assert "# default mount: /mnt/isilon" in listed.splitlines()
 

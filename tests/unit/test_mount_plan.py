@@ -289,6 +289,13 @@ def test_owned_mounts_are_read_back_from_the_data_mount_list():
         "/mnt/isilon1\n/mnt/isilon2\n\n"
     )
     assert mount_plan.isilon_mounts_owned(text) == ["/mnt/isilon", "/mnt/isilon1", "/mnt/isilon2"]
+    # the list as the role writes it now: each mount's address and export after it
+    with_sources = text.replace("/mnt/isilon1\n", "/mnt/isilon1  # 172.16.1.11:/ifs\n")
+    assert mount_plan.isilon_mounts_owned(with_sources) == [
+        "/mnt/isilon",
+        "/mnt/isilon1",
+        "/mnt/isilon2",
+    ]
 
 
 def test_no_list_means_nothing_owned_yet():

@@ -159,7 +159,8 @@ def test_dss8440_mounts_follow_seed_000_isilon_volume_mounting(plans):
           for i in range(1, 5)),
     ]  # fmt: skip
     listed = [line for line in _lines(server / "etc/dlcluster/data_mounts") if line[:1] == "/"]
-    assert listed == [f"/mnt/isilon{i}" for i in range(1, 5)]
+    # each mount point, then the address and export it mounts as a comment
+    assert listed == [f"/mnt/isilon{i}  # 172.16.1.1{i}:/ifs" for i in range(1, 5)]
 
 
 def test_dss8440_launch_is_seed_000_benchmark_methodology_command(plans):
@@ -172,7 +173,12 @@ def test_dss8440_launch_is_seed_000_benchmark_methodology_command(plans):
         "-mca plm_rsh_agent ssh -mca plm_rsh_args '-p 2222' -mca pml ob1 -mca btl '^openib'",
         "-mca btl_tcp_if_include enp132s0 -x NCCL_DEBUG=INFO -x NCCL_IB_HCA=mlx5",
         "-x NCCL_IB_SL=4 -x NCCL_IB_GID_INDEX=3 -x NCCL_NET_GDR_READ=1",
-        "-x 'NCCL_SOCKET_IFNAME=^docker0' /usr/local/bin/round_robin_mpi.py python -u "
+        "-x 'NCCL_SOCKET_IFNAME=^docker0'",
+        # round_robin_mpi.py's inputs, which the papers' script had built in: ranks that
+        # mpirun starts over ssh do not inherit the container's environment
+        "-x DLCLUSTER_DATA_MOUNTS=/etc/dlcluster/data_mounts"
+        " -x DLCLUSTER_DATA_PATH=data/imagenet-scratch/tfrecords"
+        " /usr/local/bin/round_robin_mpi.py python -u "
         "/mnt/isilon/data/tensorflow-benchmarks/scripts/tf_cnn_benchmarks/tf_cnn_benchmarks.py "
         "--model=resnet50 --batch_size=256",
         "--datasets_num_private_threads=2 "

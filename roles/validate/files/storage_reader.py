@@ -60,7 +60,8 @@ def main() -> int:
     args = parser.parse_args()
     plan = json.loads(args.plan)
     with open(args.mounts_file, encoding="utf-8") as handle:
-        mounts = [line.strip() for line in handle if line.strip() and not line.startswith("#")]
+        # one mount per line, each may be followed by a "# <address>:<export>" comment
+        mounts = [m for m in (line.split("#", 1)[0].strip() for line in handle) if m]
     results = []
     for mount in mounts:
         address = plan.get(mount, "")
