@@ -60,6 +60,11 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "validate_thresholds.iperf_gbps_min": (0, None),
     "validate_thresholds.reader_mbps_min": (0, None),
     "validate_thresholds.fio_mbps_min": (0, None),
+    "validate_thresholds.images_per_sec_min": (0, None),
+    "validate_iperf2_streams": (1, 128),
+    "validate_benchmark_runs": (1, None),
+    "validate_benchmark_isilon_ssh.port": (1, 65535),
+    "ngc_container_launch_timeout": (1, None),
     "validate_iperf_seconds": (1, None),
     "validate_iperf_streams": (1, 128),  # iperf3's --parallel limit
     "validate_ping_timeout": (1, None),

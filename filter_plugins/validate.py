@@ -114,6 +114,131 @@ def validate_iperf_result(
     )
 
 
+def validate_iperf2_result(
+    result: Mapping[str, Any], host: str, minimum_gbps: float, target: str | None = None
+) -> dict[str, Any]:
+    """iperf 2 with `-y C` (CSV): one line per stream,
+    `time,src,sport,dst,dport,id,interval,bytes,bits_per_second`, and a line with id -1
+    summing them when there are several (some versions print none: then the streams are
+    added). iperf 2 exits 0 even when it cannot connect, so no line means it failed."""
+    target = target or str(result.get("item", "?"))
+    streams, total = [], None
+    for line in (result.get("stdout") or "").splitlines():
+        fields = line.strip().split(",")
+        if len(fields) < 9:
+            continue
+        try:
+            bits = float(fields[8])
+        except ValueError:
+            continue
+        if fields[5].strip() == "-1":
+            total = bits
+        else:
+            streams.append(bits)
+    if total is None and streams:
+        total = sum(streams)
+    if total is None or result.get("rc", 0) != 0:
+        reason = (result.get("stderr") or result.get("stdout") or "no output").strip()[-200:]
+        return _record("iperf2", host, target, status="fail", reason=f"iperf 2 failed: {reason}")
+    gbps = round(total / 1e9, 2)
+    return _record(
+        "iperf2",
+        host,
+        target,
+        value=gbps,
+        unit="Gbit/s",
+        threshold=minimum_gbps,
+        status="pass" if gbps >= minimum_gbps else "fail",
+    )
+
+
+def validate_benchmark_result(
+    launch: Mapping[str, Any],
+    host: str,
+    run: int,
+    runs: int,
+    minimum: float,
+    reference: Mapping[str, Any] | None,
+    flushes: Mapping[str, Any],
+) -> dict[str, Any]:
+    """One run of the papers' training launch (ngc_container_launch_result), next to the
+    paper's figure. `flushes`: {'servers': {host: {'rc', 'stderr'}} or None when
+    turned off, 'isilon': {'rc', 'stderr', 'stdout'} or None when turned off,
+    'required': bool}. A run whose caches could not be flushed fails when flushes are
+    required: it would measure caches, not the storage the paper measured."""
+    servers = launch.get("servers") or []
+    target = f"run {run} of {runs}: {launch.get('ranks', '?')} ranks on {len(servers)} server(s)"
+    notes: list[str] = []
+    if launch.get("stand_in"):
+        notes.append(str(launch["stand_in"]))
+    if reference and reference.get("images_per_sec"):
+        notes.append(
+            f"paper: {float(reference['images_per_sec']):,.0f} images/s"
+            + (f" ({reference['source']})" if reference.get("source") else "")
+        )
+    problems: list[str] = []
+    server_flushes = flushes.get("servers")
+    if server_flushes is None:
+        notes.append("server caches not flushed (validate_benchmark_flush_servers is false)")
+    else:
+        failed = {h: f or {} for h, f in server_flushes.items() if (f or {}).get("rc") != 0}
+        if failed:
+            why = "; ".join(
+                f"{h}: {(f.get('stderr') or 'rc ' + str(f.get('rc'))).strip()[-120:]}"
+                for h, f in sorted(failed.items())
+            )
+            problems.append(f"server caches not flushed ({why})")
+        else:
+            notes.append("server caches flushed (drop_caches)")
+    isilon = flushes.get("isilon")
+    if isilon is None:
+        notes.append("Isilon caches not flushed (validate_benchmark_flush_isilon is false)")
+    elif isilon.get("rc") != 0:
+        why = (isilon.get("stderr") or isilon.get("stdout") or f"rc {isilon.get('rc')}").strip()
+        problems.append(f"Isilon caches not flushed ({why[-160:]})")
+    else:
+        notes.append("Isilon caches flushed (isi_for_array isi_flush)")
+    if not launch.get("ran"):
+        return _record(
+            "benchmark", host, target, status="skipped", reason="not launched in check mode"
+        )
+    rate = launch.get("images_per_sec")
+    if int(launch.get("rc", -1)) != 0:
+        stopped = " (stopped by the launch timeout)" if int(launch.get("rc", -1)) == 124 else ""
+        tail = " / ".join(str(launch.get("output_tail") or "").splitlines()[-3:])
+        return _record(
+            "benchmark",
+            host,
+            target,
+            status="fail",
+            reason=f"the launch exited {launch.get('rc')}{stopped}: {tail}"[-400:],
+        )
+    if rate is None:
+        return _record(
+            "benchmark",
+            host,
+            target,
+            status="fail",
+            reason="the launch printed no 'total images/sec' line",
+        )
+    failed_flush = bool(problems) and bool(flushes.get("required", True))
+    status = "pass" if rate >= float(minimum) and not failed_flush else "fail"
+    if problems and not failed_flush:
+        notes += [p + ", not required" for p in problems]
+    elif problems:
+        notes = problems + notes
+    return _record(
+        "benchmark",
+        host,
+        target,
+        value=float(rate),
+        unit="images/s",
+        threshold=minimum,
+        status=status,
+        reason="; ".join(notes),
+    )
+
+
 def validate_fio_result(
     result: Mapping[str, Any], host: str, minimum_mbps: float, directory: str, local: bool
 ) -> dict[str, Any]:
@@ -307,12 +432,16 @@ def validate_slurm_results(
             )
         )
     for name in sorted(set(expected) - set(nodes)):
-        records.append(_record("slurm", name, "Slurm node", status="fail",
-                               reason="not known to slurmctld"))  # fmt: skip
+        records.append(
+            _record("slurm", name, "Slurm node", status="fail", reason="not known to slurmctld")
+        )
     healthy_nodes = validate_slurm_ready_nodes(sinfo)
     if job.get("skipped"):
-        records.append(_record("slurm", controller, "test job", status="skipped",
-                               reason="no node can take a job"))  # fmt: skip
+        records.append(
+            _record(
+                "slurm", controller, "test job", status="skipped", reason="no node can take a job"
+            )
+        )
         return records
     ran = {
         line.split()[0]
@@ -367,6 +496,8 @@ class FilterModule:
             "validate_ping_result": validate_ping_result,
             "validate_gpu_results": validate_gpu_results,
             "validate_iperf_result": validate_iperf_result,
+            "validate_iperf2_result": validate_iperf2_result,
+            "validate_benchmark_result": validate_benchmark_result,
             "validate_fio_result": validate_fio_result,
             "validate_reader_results": validate_reader_results,
             "validate_sizing_result": validate_sizing_result,

@@ -21,6 +21,7 @@ def test_validate_reports_every_check_and_skips_only_with_a_reason():
         "slurm",
         "apptainer",
         "iperf3",
+        "iperf2",
         "fio",
         "reader",
         "sizing",
@@ -29,6 +30,12 @@ def test_validate_reports_every_check_and_skips_only_with_a_reason():
         assert record["status"] in ("pass", "skipped", "info"), record
         if record["status"] == "skipped":
             assert record["reason"], record
+    # iperf3 to, and iperf 2 from, every Isilon address (the lab's nodes run both servers)
+    isilon = {h["lab_data_address"] for h in load_lab_groups()["isilon"].values()}
+    for check in ("iperf3", "iperf2"):
+        toward = [r for r in data["results"] if r["check"] == check and r["target"] in isilon]
+        assert len(toward) == len(isilon) * len(load_lab_groups()["compute"]), (check, toward)
+        assert all(r["value"] > 0 for r in toward), toward
     readers = [r for r in data["results"] if r["check"] == "reader"]
     # every compute host mounts each of the 4 Isilon addresses once
     hosts = load_lab_groups()["compute"]
@@ -76,3 +83,45 @@ def test_a_drained_slurm_node_fails_validation_naming_it():
     assert result.returncode != 0
     summary = " ".join(result.stdout.split())
     assert f"slurm {node} -> partitions" in summary and "state drained" in summary
+
+
+def test_the_papers_benchmark_launch_runs_and_records_images_per_sec():
+    """validate's opt-in benchmark: the papers' flushes, then ngc_container's training
+    launch (mpirun from the first container, round_robin_mpi.py, the stand-in workload
+    reading each rank's data mount through NFS), one record per run in images/s."""
+    result = run_playbook(
+        "playbooks/validate.yml",
+        "-e",
+        json.dumps({"validate_checks": ["benchmark"], "validate_benchmark_runs": 2}),
+    )
+    assert result.returncode == 0, result.stdout[-3000:]
+    data = json.loads((REPORT / "results.json").read_text())
+    runs = [r for r in data["results"] if r["check"] == "benchmark"]
+    compute = load_lab_groups()["compute"]
+    assert [r["target"] for r in runs] == [
+        f"run {i} of 2: {2 * len(compute)} ranks on {len(compute)} server(s)" for i in (1, 2)
+    ]
+    for run in runs:
+        assert run["status"] == "pass" and run["unit"] == "images/s" and run["value"] > 0, run
+        assert "stand-in workload: not TensorFlow" in run["reason"], run
+        # the lab's containers cannot drop the page cache: attempted, refused, said
+        assert "server caches not flushed" in run["reason"], run
+        assert "Read-only file system" in run["reason"], run
+        assert (
+            "Isilon caches not flushed (validate_benchmark_flush_isilon is false)" in run["reason"]
+        )
+    assert (
+        "## The papers' benchmark launch, next to the paper's figure"
+        in (REPORT / "report.md").read_text()
+    )
+
+
+def test_a_benchmark_whose_caches_cannot_be_flushed_fails_when_flushes_are_required():
+    result = run_playbook(
+        "playbooks/validate.yml",
+        "-e",
+        json.dumps({"validate_checks": ["benchmark"], "validate_benchmark_require_flush": True}),
+    )
+    assert result.returncode != 0
+    summary = " ".join(result.stdout.split())
+    assert "Validation failed" in summary and "server caches not flushed" in summary

@@ -613,7 +613,7 @@ ROLE_CASES = [
         "validate",
         {"validate_checks": ["speed"]},
         "value of validate_checks must be one or more of: data_network, mpi, gpus, slurm, network, "
-        "storage, sizing. Got no match for: speed",
+        "storage, sizing, benchmark. Got no match for: speed",
     ),
     (
         "validate_workload_unknown",

@@ -204,3 +204,103 @@ def test_apptainer_is_its_version_or_skipped_with_the_roles_reason():
 def test_the_slurm_test_job_goes_to_the_nodes_that_take_jobs():
     assert validate.validate_slurm_ready_nodes(SINFO) == ["node01", "node02", "node04"]
     assert validate.validate_slurm_ready_nodes("node09|hipri*|idle*|gpu:4\n") == []
+
+
+# iperf 2.1.8 `-c ... --parallel 2 --reportstyle C --reverse`, as captured on Debian 12
+IPERF2_CSV = (
+    "19700101000000,10.0.0.21,5001,10.0.0.11,60212,2,0.0-5.0,3393716224,5430000000\n"
+    "19700101000000,10.0.0.21,5001,10.0.0.11,60200,1,0.0-5.0,3618570240,4470000000\n"
+)
+
+
+def test_iperf2_adds_the_streams_or_takes_the_sum_line_and_fails_without_a_line():
+    ok = validate.validate_iperf2_result({"stdout": IPERF2_CSV, "rc": 0}, "gpu-1", 5.0, "10.0.0.21")
+    assert (ok["check"], ok["value"], ok["unit"], ok["status"]) == ("iperf2", 9.9, "Gbit/s", "pass")
+    summed = IPERF2_CSV + "19700101000000,10.0.0.21,5001,10.0.0.11,0,-1,0.0-5.0,1,8000000000\n"
+    assert validate.validate_iperf2_result({"stdout": summed, "rc": 0}, "g", 1, "x")["value"] == 8.0
+    slow = validate.validate_iperf2_result({"stdout": IPERF2_CSV, "rc": 0}, "gpu-1", 40, "x")
+    assert slow["status"] == "fail"
+    # iperf 2 exits 0 when it cannot connect: no CSV line is the failure
+    refused = validate.validate_iperf2_result(
+        {"stdout": "", "stderr": "tcp connect failed: Connection refused", "rc": 0}, "g", 1, "x"
+    )
+    assert refused["status"] == "fail" and "Connection refused" in refused["reason"]
+
+
+LAUNCH = {
+    "servers": ["gpu-1", "gpu-2"],
+    "ranks": 16,
+    "ran": True,
+    "rc": 0,
+    "images_per_sec": 5731.0,
+    "rates": [5731.0],
+    "stand_in": "",
+    "output_tail": "total images/sec: 5731.00",
+}
+FLUSHED = {
+    "required": True,
+    "servers": {"gpu-1": {"rc": 0}, "gpu-2": {"rc": 0}},
+    "isilon": {"rc": 0, "stdout": ""},
+}
+PAPER = {"images_per_sec": 5844, "source": "seed 000 Table 3, PyTorch ResNet-50, 8 GPUs"}
+
+
+def test_a_benchmark_run_is_recorded_next_to_the_papers_figure():
+    record = validate.validate_benchmark_result(LAUNCH, "gpu-1", 1, 3, 0, PAPER, FLUSHED)
+    assert record["target"] == "run 1 of 3: 16 ranks on 2 server(s)"
+    assert (record["value"], record["unit"], record["status"]) == (5731.0, "images/s", "pass")
+    assert "paper: 5,844 images/s (seed 000 Table 3" in record["reason"]
+    assert (
+        "server caches flushed" in record["reason"] and "Isilon caches flushed" in record["reason"]
+    )
+    slow = validate.validate_benchmark_result(LAUNCH, "gpu-1", 1, 1, 6000, PAPER, FLUSHED)
+    assert slow["status"] == "fail"
+
+
+def test_a_run_whose_flush_failed_fails_only_when_flushes_are_required():
+    refused = {
+        **FLUSHED,
+        "servers": {"gpu-1": {"rc": 0}, "gpu-2": {"rc": 2, "stderr": "Read-only file system"}},
+    }
+    failed = validate.validate_benchmark_result(LAUNCH, "gpu-1", 1, 1, 0, {}, refused)
+    assert failed["status"] == "fail"
+    assert "server caches not flushed (gpu-2: Read-only file system)" in failed["reason"]
+    allowed = validate.validate_benchmark_result(
+        LAUNCH, "gpu-1", 1, 1, 0, {}, {**refused, "required": False}
+    )
+    assert allowed["status"] == "pass" and "not required" in allowed["reason"]
+    isilon = {**FLUSHED, "isilon": {"rc": 255, "stderr": "Permission denied (publickey)"}}
+    record = validate.validate_benchmark_result(LAUNCH, "gpu-1", 1, 1, 0, {}, isilon)
+    assert record["status"] == "fail" and "Permission denied" in record["reason"]
+    off = {"required": True, "servers": None, "isilon": None}
+    record = validate.validate_benchmark_result(LAUNCH, "gpu-1", 1, 1, 0, {}, off)
+    assert record["status"] == "pass"
+    assert "validate_benchmark_flush_servers is false" in record["reason"]
+    assert "validate_benchmark_flush_isilon is false" in record["reason"]
+
+
+def test_a_launch_that_failed_timed_out_or_printed_no_rate_fails_and_check_mode_skips():
+    failed = validate.validate_benchmark_result(
+        {**LAUNCH, "rc": 1, "output_tail": "a\nround_robin_mpi: no MPI rank"},
+        "g",
+        1,
+        1,
+        0,
+        {},
+        FLUSHED,
+    )
+    assert failed["status"] == "fail" and "no MPI rank" in failed["reason"]
+    timed_out = validate.validate_benchmark_result({**LAUNCH, "rc": 124}, "g", 1, 1, 0, {}, FLUSHED)
+    assert "stopped by the launch timeout" in timed_out["reason"]
+    silent = validate.validate_benchmark_result(
+        {**LAUNCH, "images_per_sec": None, "rates": []}, "g", 1, 1, 0, {}, FLUSHED
+    )
+    assert silent["status"] == "fail" and "total images/sec" in silent["reason"]
+    check = validate.validate_benchmark_result({**LAUNCH, "ran": False}, "g", 1, 1, 0, {}, FLUSHED)
+    assert check["status"] == "skipped"
+
+
+def test_a_stand_in_workload_says_so_in_the_record():
+    stand_in = {**LAUNCH, "stand_in": "stand-in workload: not TensorFlow and no GPU"}
+    record = validate.validate_benchmark_result(stand_in, "g", 1, 1, 0, {}, FLUSHED)
+    assert record["reason"].startswith("stand-in workload: not TensorFlow")

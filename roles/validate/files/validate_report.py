@@ -19,9 +19,11 @@ TITLES = {
     "slurm": "Slurm: partitions, nodes, GPUs and a test job",
     "apptainer": "Apptainer on the servers",
     "iperf3": "Network throughput (iperf3)",
+    "iperf2": "Network throughput from the Isilon nodes (iperf 2, seed 000 Appendix D)",
     "fio": "Storage: the papers' fio job",
     "reader": "Storage: reader per mount",
     "sizing": "Sizing guidance (the papers' tables)",
+    "benchmark": "The papers' benchmark launch, next to the paper's figure",
 }
 
 
