@@ -100,11 +100,26 @@ def validate_iperf_result(
         data = json.loads(result.get("stdout") or "{}")
         bits = data["end"]["sum_received"]["bits_per_second"]
     except (ValueError, KeyError, TypeError):
+        bits = None
+    return _throughput_record("iperf3", "iperf3", result, host, target, bits, minimum_gbps)
+
+
+def _throughput_record(
+    check: str,
+    tool: str,
+    result: Mapping[str, Any],
+    host: str,
+    target: str,
+    bits: float | None,
+    minimum_gbps: float,
+) -> dict[str, Any]:
+    """A Gbit/s record against the threshold, or a failure with what the tool said."""
+    if bits is None:
         reason = (result.get("stderr") or result.get("stdout") or "no output").strip()[-200:]
-        return _record("iperf3", host, target, status="fail", reason=f"iperf3 failed: {reason}")
+        return _record(check, host, target, status="fail", reason=f"{tool} failed: {reason}")
     gbps = round(bits / 1e9, 2)
     return _record(
-        "iperf3",
+        check,
         host,
         target,
         value=gbps,
@@ -137,19 +152,9 @@ def validate_iperf2_result(
             streams.append(bits)
     if total is None and streams:
         total = sum(streams)
-    if total is None or result.get("rc", 0) != 0:
-        reason = (result.get("stderr") or result.get("stdout") or "no output").strip()[-200:]
-        return _record("iperf2", host, target, status="fail", reason=f"iperf 2 failed: {reason}")
-    gbps = round(total / 1e9, 2)
-    return _record(
-        "iperf2",
-        host,
-        target,
-        value=gbps,
-        unit="Gbit/s",
-        threshold=minimum_gbps,
-        status="pass" if gbps >= minimum_gbps else "fail",
-    )
+    if result.get("rc", 0) != 0:
+        total = None
+    return _throughput_record("iperf2", "iperf 2", result, host, target, total, minimum_gbps)
 
 
 def validate_benchmark_result(
