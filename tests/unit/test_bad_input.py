@@ -446,6 +446,28 @@ PREFLIGHT_CASES = [
         "gpu-1: ngc_container_launch_slots is 0; allowed: 1..",
     ),
     (
+        "cluster_user_with_a_plain_password",
+        {},
+        {
+            "cluster_users_groups": [{"name": "dlusers", "gid": 5000}],
+            "cluster_users_accounts": [
+                {"name": "alice", "uid": 5001, "group": "dlusers", "password_hash": "Secret123"}
+            ],
+        },
+        "cluster_users: user alice has a password_hash that is not a crypt(3) hash",
+    ),
+    (
+        "cluster_user_uid_of_the_os",
+        {},
+        {
+            "cluster_users_groups": [{"name": "dlusers", "gid": 5000}],
+            "cluster_users_accounts": [
+                {"name": "alice", "uid": 100, "group": "dlusers", "password_hash": "!"}
+            ],
+        },
+        "cluster_users: user alice has uid 100, below 1000 (the operating system's own range)",
+    ),
+    (
         "launch_env_as_a_list",
         {},
         {"ngc_container_launch_env": ["NCCL_DEBUG=INFO"]},
