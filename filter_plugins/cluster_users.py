@@ -96,8 +96,9 @@ def cluster_users_differ(per_host: Mapping[str, Any]) -> list[str]:
         return []
     first = hosts[0]
     return [
-        f"cluster_users: {host} has other cluster_users_accounts or cluster_users_groups than {first};"
-        " every server must get the same (set them for the head and compute groups alike)"
+        f"cluster_users: {host} has other cluster_users_accounts or cluster_users_groups"
+        f" than {first}; every server must get the same"
+        " (set them for the head and compute groups alike)"
         for host in hosts[1:]
         if per_host[host] != per_host[first]
     ]
