@@ -635,13 +635,31 @@ ROLE_CASES = [
         "validate",
         {"validate_checks": ["speed"]},
         "value of validate_checks must be one or more of: data_network, mpi, gpus, slurm, network, "
-        "storage, sizing, benchmark. Got no match for: speed",
+        "storage, sizing, benchmark, portal. Got no match for: speed",
     ),
     (
         "validate_workload_unknown",
         "validate",
         {"validate_workload": "bert"},
         "value of validate_workload must be one of",
+    ),
+    (
+        "portal_gpus_not_a_number",
+        "jupyterhub",
+        {"jupyterhub_gpus_max": "many"},
+        "argument 'jupyterhub_gpus_max' is of type str and we were unable to convert to int",
+    ),
+    (
+        "portal_time_limit_not_slurms",
+        "jupyterhub",
+        {"jupyterhub_hub_host": "head-1", "jupyterhub_time_limit": "eight hours"},
+        "jupyterhub_time_limit eight hours is not a Slurm time limit",
+    ),
+    (
+        "portal_logdir_outside_the_home",
+        "jupyterhub",
+        {"jupyterhub_hub_host": "head-1", "jupyterhub_tensorboard_logdir": "../../etc"},
+        "jupyterhub_tensorboard_logdir ../../etc must be a log folder inside the home",
     ),
 ]
 
