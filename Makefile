@@ -6,12 +6,12 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export DLCLUSTER_LAB_STATE := $(CURDIR)/lab/.state
 SITE ?= lab
 
-.PHONY: help setup docker lab lab-up lab-down lab-status converge verify test lint unit molecule molecule-nvidia ee bench clean
+.PHONY: help setup docker browser lab lab-up lab-down lab-status converge verify test lint unit molecule molecule-nvidia ee bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
 
-setup: $(VENV)/.installed docker  ## Python venv with the pinned tools, and a running Docker engine
+setup: $(VENV)/.installed docker browser  ## Python venv with the pinned tools, a running Docker engine, Debian's Chromium
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	python3 -m venv $(VENV)
@@ -21,6 +21,10 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 
 docker:
 	lab/bin/ensure-docker
+
+# Debian's chromium and chromium-driver: validate's `portal` check drives the portal in them.
+browser:
+	lab/bin/ensure-browser
 
 lab: setup lab-up converge  ## set up, bring the lab up and run site.yml against it
 

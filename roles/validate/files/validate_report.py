@@ -24,6 +24,7 @@ TITLES = {
     "reader": "Storage: reader per mount",
     "sizing": "Sizing guidance (the papers' tables)",
     "benchmark": "The papers' benchmark launch, next to the paper's figure",
+    "portal": "The data scientist portal in a browser (seed 004 §5)",
 }
 
 
@@ -58,6 +59,10 @@ def markdown(data: dict) -> str:
                 f"| {r['host']} | {r['target']} | {value} | {threshold} | {status} | {note} |"
             )
         lines.append("")
+        # Screenshots a check took (paths relative to the report), one per record, in order.
+        for r in records:
+            if r.get("screenshot"):
+                lines += [f"![{r['target']}]({r['screenshot']})", ""]
     return "\n".join(lines)
 
 
