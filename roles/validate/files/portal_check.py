@@ -5,7 +5,8 @@ Runs on the control host (Debian's chromium and chromium-driver, lab/bin/ensure-
 with Selenium; one JSON object on stdin (never argv: it carries a password):
 
     {"url": "https://127.0.0.1:18000", "username": "alice", "password": "...",
-     "gpus": 2, "partition": null, "spki": null, "out_dir": "/abs/dir", "timeout": 300,
+     "gpus": 2, "partition": null, "spki": null, "ca_file": null, "out_dir": "/abs/dir",
+     "timeout": 300,
      "chromium": "/usr/bin/chromium", "chromedriver": "/usr/bin/chromedriver",
      "expect_folders": ["templates", "isilon"]}
 
@@ -21,8 +22,10 @@ Prints one JSON object: {"ok", "steps": [{"name", "ok", "seconds", "screenshot",
 
 TLS: with "spki" Chromium accepts exactly the certificate key with that SHA-256
 (--ignore-certificate-errors-spki-list, which Chromium honours with --user-data-dir);
-without it the certificate must verify. Selenium Manager never runs: the driver's path is
-given to Service, so Selenium's DriverFinder skips it, and SE_OFFLINE keeps it offline.
+without it Python's TLS first verifies the portal's certificate, its name included,
+against "ca_file" (or this host's trusted CAs), and Chromium is pinned to that key.
+Selenium Manager never runs: the driver's path is given to Service, so Selenium's
+DriverFinder skips it, and SE_OFFLINE keeps it offline.
 """
 
 from __future__ import annotations
