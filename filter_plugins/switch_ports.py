@@ -289,6 +289,21 @@ def switch_platform(name: str) -> dict[str, Any]:
     }
 
 
+def switch_dialect_templates(name: str) -> dict[str, str]:
+    """{dialect: template} of the platform's other dialects, those the switch_config module
+    takes in `intended_by_dialect` (cumulus_linux: {nvue: cumulus_linux.nvue.cfg.j2});
+    empty for a platform with one CLI. The platform's own template is switch_platform's."""
+    try:
+        entry = TABLES.get_platform(name)
+    except ValueError as exc:
+        raise AnsibleFilterError(str(exc)) from None
+    return {
+        dialect: spec.template
+        for dialect, spec in entry.dialects.items()
+        if dialect != entry.dialect
+    }
+
+
 # ---- input checks, before anything connects ------------------------------------------------
 
 
@@ -429,6 +444,7 @@ class FilterModule:
             "eos_interface_plan": eos_interface_plan,
             "sort_eos_interfaces": sort_eos_interfaces,
             "switch_platform": switch_platform,
+            "switch_dialect_templates": switch_dialect_templates,
             "switch_host_problems": switch_host_problems,
             "switch_input_problems": switch_input_problems,
         }

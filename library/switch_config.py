@@ -21,6 +21,15 @@ description:
   - Every command's output is checked for C(% Error) / C(% Invalid) lines (also when a BEL
     or terminal escape sequences open the line, as OS10 may print them); the first one
     fails the task with the command, the commands applied so far and the backup path.
+  - Cumulus Linux (C(cumulus_linux)) speaks NCLU on 4.x and NVUE on 5.x. The module reads
+    the release when it connects (C(cat /etc/lsb-release), else C(nv show system -o json))
+    and drives that release's CLI; the result says which (RV(dialect), RV(release)). NCLU
+    lines are staged, read back with C(net pending) and committed (C(net abort) on error).
+    NVUE lines go into a pending revision (C(nv set) / C(nv unset), the removals first, most
+    specific first), whose C(nv config diff) is returned before C(nv config apply -y); on
+    any error C(nv config detach) leaves the applied revision as it was. The running
+    configuration is C(nv config show -o commands), compared one setting per line. The
+    save is C(nv config save); from 5.9 apply also saves (NVUE's auto-save, on by default).
   - Dell OS10 breakouts are planned as the switch takes them. A port at its native map
     (C(100g-1x) on a QSFP28 port, which every factory port carries) takes a new map in one
     command; a split port is un-split (C(no interface breakout)) before a new map.
@@ -31,52 +40,20 @@ description:
 version_added: "1.0.0"
 requirements: [netmiko, hier_config]
 options:
-  platform:
-    description:
-      - A platform of the table C(PLATFORMS) in module_utils/switch_config.py, today
-        C(dell_os10) or C(arista_eos) (named after their netmiko device types).
-    type: str
-    required: true
-  host:
-    description: Address of the switch's SSH server.
-    type: str
-    required: true
-  port:
-    description: SSH port.
-    type: int
-    default: 22
-  username:
-    description: Login name.
-    type: str
-    required: true
-  password:
-    description: Login password.
-    type: str
-    required: true
-    no_log: true
-  enable:
-    description:
-      - Enter privileged exec mode with C(enable) right after login. An Arista EOS user lands
-        at C(>) unless the switch has C(aaa authorization exec default local) and the user a
-        privilege of 2-15; nothing is sent to a user who is already at C(#).
-    type: bool
-    default: false
-  enable_secret:
-    description:
-      - The password C(enable) asks for when the switch has an enable secret (netmiko's
-        C(secret)). Without an enable secret on the switch, C(enable) asks for none.
-    type: str
-  host_key_checking:
-    description: Refuse unknown or changed SSH host keys.
-    type: bool
-    default: true
-  known_hosts:
-    description: known_hosts file with the switch's key (default the user's ~/.ssh/known_hosts).
-    type: path
   intended:
-    description: Intended configuration of the owned sections, in the device's own format.
+    description:
+      - Intended configuration of the owned sections, in the device's own format. On a
+        platform with several dialects, in its first one (C(cumulus_linux) NCLU, the C(net
+        add) lines of Cumulus Linux 4.x).
     type: str
     required: true
+  intended_by_dialect:
+    description:
+      - Intended configuration per dialect, for a platform whose releases speak different
+        CLIs; on a switch found speaking a dialect named here, its text replaces
+        O(intended). C(cumulus_linux) needs C(nvue) (C(nv set) lines) for a 5.x switch.
+    type: dict
+    default: {}
   owned_patterns:
     description:
       - Regular expressions for top-level lines the caller owns even when the intended
@@ -84,6 +61,12 @@ options:
     type: list
     elements: str
     default: []
+  owned_patterns_by_dialect:
+    description:
+      - O(owned_patterns) per dialect (a dict of lists); on a switch found speaking a
+        dialect named here, its list replaces O(owned_patterns).
+    type: dict
+    default: {}
   backup_dir:
     description: Directory on the control host for running-config backups.
     type: path
@@ -107,14 +90,26 @@ options:
     description: Prefix of the EOS configuration session name (other platforms ignore it).
     type: str
     default: dlcluster
-  timeout:
-    description: Seconds to wait for the SSH connection and for each command's output.
-    type: int
-    default: 30
 author: dlcluster
+extends_documentation_fragment: [switch_connection]
 """
 
 EXAMPLES = r"""
+- name: Configure an SN3700 on Cumulus Linux 4.x (NCLU) or 5.x (NVUE), whichever it runs
+  switch_config:
+    platform: cumulus_linux
+    host: "{{ switches_host }}"
+    username: "{{ cluster_switch_username }}"
+    password: "{{ cluster_switch_password }}"
+    intended: "{{ lookup('ansible.builtin.template', 'cumulus_linux.cfg.j2') }}"
+    owned_patterns: ['^net add (interface|bond|bridge) ']
+    intended_by_dialect:
+      nvue: "{{ lookup('ansible.builtin.template', 'cumulus_linux.nvue.cfg.j2') }}"
+    owned_patterns_by_dialect:
+      nvue: ['^nv set interface (swp|bond)', '^nv set bridge domain br_default ']
+    backup_dir: "{{ playbook_dir }}/../backups/switches"
+    backup_name: "{{ inventory_hostname }}"
+
 - name: Configure the S5232's breakouts and ports
   switch_config:
     platform: dell_os10
@@ -140,9 +135,21 @@ backup_path:
   returned: when a change was pushed
   type: str
 session_diff:
-  description: EOS C(show session-config diffs) output of the committed session.
-  returned: when an EOS change was pushed
+  description:
+    - The change as the switch shows it before committing it - EOS C(show session-config
+      diffs), Cumulus NCLU C(net pending), Cumulus NVUE C(nv config diff).
+  returned: when an EOS or Cumulus change was pushed
   type: str
+dialect:
+  description: The CLI the switch was found to speak (C(cumulus_linux) - C(nclu) or C(nvue)).
+  returned: on platforms with several dialects, once the switch answered
+  type: str
+  sample: nvue
+release:
+  description: The switch's software release the dialect was chosen by.
+  returned: on platforms with several dialects, once the switch answered
+  type: str
+  sample: 5.10.0
 saved:
   description: Whether the configuration was saved to startup.
   returned: always
@@ -153,66 +160,53 @@ import contextlib
 import os
 import re
 import time
-import traceback
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 from ansible.module_utils.switch_config import (
+    CONNECTION_ARGUMENT_SPEC,
     HAS_HIER_CONFIG,
+    HAS_NETMIKO,
     HIER_CONFIG_IMPORT_ERROR,
+    NETMIKO_IMPORT_ERROR,
     PLATFORMS,
     PushError,
+    connect,
     owned_text,
     remediation,
 )
 
-try:
-    from netmiko import ConnectHandler
 
-    HAS_NETMIKO = True
-    NETMIKO_IMPORT_ERROR = None
-except ImportError:
-    HAS_NETMIKO = False
-    NETMIKO_IMPORT_ERROR = traceback.format_exc()
-
-
-def connect(params):
-    known_hosts = params["known_hosts"]
-    conn = ConnectHandler(
-        device_type=PLATFORMS[params["platform"]].device_type,
-        host=params["host"],
-        port=params["port"],
-        username=params["username"],
-        password=params["password"],
-        ssh_strict=params["host_key_checking"],
-        system_host_keys=params["host_key_checking"] and not known_hosts,
-        alt_host_keys=bool(params["host_key_checking"] and known_hosts),
-        alt_key_file=known_hosts or "",
-        conn_timeout=params["timeout"],
-        auth_timeout=params["timeout"],
-        banner_timeout=params["timeout"],
-        read_timeout_override=params["timeout"],
-        allow_agent=False,
-        use_keys=False,
-        fast_cli=False,
-        secret=params["enable_secret"] or "",
-    )
-    if params["enable"] and PLATFORMS[params["platform"]].enable_mode:
-        conn.enable()  # netmiko checks the prompt first: a no-op at `#`
-    return conn
-
-
-def read_running(conn, platform):
-    command = PLATFORMS[platform].show_running
+def read_running(conn, entry):
+    command = entry.show_running
     output = conn.send_command(command, read_timeout=60)
     # An error is not a configuration: an EOS user at `>` gets `% Invalid input
     # (privileged mode required)`, which must not be taken for an empty switch.
-    error = re.search(PLATFORMS[platform].error_pattern + r".*", output)
+    error = re.search(entry.error_pattern + r".*", output)
     if error:
         raise RuntimeError(
-            f"the switch refused `{command}`: {error.group(0).strip()}"
-            + PLATFORMS[platform].refusal_hint
+            f"the switch refused `{command}`: {error.group(0).strip()}" + entry.refusal_hint
         )
     return output
+
+
+def for_dialect(params, entry):
+    """The intended text and owned patterns of the dialect `entry` speaks."""
+    intended = params["intended_by_dialect"].get(entry.dialect)
+    owned = params["owned_patterns_by_dialect"].get(entry.dialect, params["owned_patterns"])
+    if intended is None:
+        if entry.dialects and entry.dialect != PLATFORMS[params["platform"]].dialect:
+            given = ", ".join(params["intended_by_dialect"]) or "none"
+            raise ValueError(
+                f"the switch speaks {entry.dialect}, and intended_by_dialect has no "
+                f"{entry.dialect} text (it has: {given})"
+            )
+        intended = params["intended"]
+    if not isinstance(intended, str) or not isinstance(owned, list):
+        raise ValueError(
+            f"intended_by_dialect.{entry.dialect} must be a text and "
+            f"owned_patterns_by_dialect.{entry.dialect} a list"
+        )
+    return intended, [str(pattern) for pattern in owned]
 
 
 def write_backup(directory, name, running):
@@ -227,17 +221,11 @@ def write_backup(directory, name, running):
 def main():
     module = AnsibleModule(
         argument_spec={
-            "platform": {"type": "str", "required": True, "choices": list(PLATFORMS)},
-            "host": {"type": "str", "required": True},
-            "port": {"type": "int", "default": 22},
-            "username": {"type": "str", "required": True},
-            "password": {"type": "str", "required": True, "no_log": True},
-            "enable": {"type": "bool", "default": False},
-            "enable_secret": {"type": "str", "no_log": True},
-            "host_key_checking": {"type": "bool", "default": True},
-            "known_hosts": {"type": "path"},
+            **CONNECTION_ARGUMENT_SPEC,
             "intended": {"type": "str", "required": True},
             "owned_patterns": {"type": "list", "elements": "str", "default": []},
+            "intended_by_dialect": {"type": "dict", "default": {}},
+            "owned_patterns_by_dialect": {"type": "dict", "default": {}},
             "backup_dir": {"type": "path", "required": True},
             "backup_name": {"type": "str", "required": True},
             "save": {"type": "bool", "default": True},
@@ -247,7 +235,6 @@ def main():
                 "choices": ["auto", "always", "never"],
             },
             "session_name": {"type": "str", "default": "dlcluster"},
-            "timeout": {"type": "int", "default": 30},
         },
         supports_check_mode=True,
     )
@@ -259,9 +246,9 @@ def main():
         )
     params = module.params
     platform = params["platform"]
-    intended = params["intended"]
-    owned = params["owned_patterns"]
+    entry = PLATFORMS[platform]
     result = {"changed": False, "commands": [], "saved": False}
+    found = {}  # the dialect and release the switch was found with, in every result
 
     try:
         conn = connect(params)
@@ -270,15 +257,21 @@ def main():
             msg=f"cannot open an SSH session to {params['host']}:{params['port']}: {exc}"
         )
     try:
-        running = read_running(conn, platform)
-        commands = remediation(platform, running, intended, owned)
+        if entry.detect is not None:
+            found["dialect"], found["release"] = entry.detect(conn)
+            result.update(found)
+            entry = entry.speaking(found["dialect"])
+        dialect = entry.dialect
+        intended, owned = for_dialect(params, entry)
+        running = read_running(conn, entry)
+        commands = remediation(platform, running, intended, owned, dialect)
         result["commands"] = commands
         if module._diff:
             # both sides normalised the same way (blocks without `!`), so only real
             # differences show
             result["diff"] = {
-                "before": owned_text(running, intended, owned, platform),
-                "after": owned_text(intended, intended, platform=platform),
+                "before": owned_text(running, intended, owned, platform, dialect),
+                "after": owned_text(intended, intended, platform=platform, dialect=dialect),
             }
         if not commands or module.check_mode:
             result["changed"] = bool(commands)
@@ -290,7 +283,7 @@ def main():
         # breakout changes: their settings only show up as missing after the first.
         for _ in range(2):
             try:
-                diff = PLATFORMS[platform].push(conn, commands, params)
+                diff = entry.push(conn, commands, params)
                 if diff is not None:
                     result["session_diff"] = diff
             except PushError as exc:
@@ -299,10 +292,11 @@ def main():
                     commands_sent=pushed + exc.applied,
                     commands=result["commands"],
                     backup_path=result["backup_path"],
+                    **found,
                 )
             pushed.extend(commands)
-            running = read_running(conn, platform)
-            commands = remediation(platform, running, intended, owned)
+            running = read_running(conn, entry)
+            commands = remediation(platform, running, intended, owned, dialect)
             if not commands:
                 break
         result["changed"] = True
@@ -313,11 +307,11 @@ def main():
                 remaining=commands,
                 commands=pushed,
                 backup_path=result["backup_path"],
+                **found,
             )
         if params["save"]:
-            save = PLATFORMS[platform].save
-            output = save(conn) if save is not None else conn.save_config()
-            if re.search(PLATFORMS[platform].error_pattern, output or ""):
+            output = entry.save(conn) if entry.save is not None else conn.save_config()
+            if re.search(entry.error_pattern, output or ""):
                 module.fail_json(msg=f"saving to startup failed: {output.strip()}", **result)
             result["saved"] = True
     except Exception as exc:  # a session that drops outside a push, a timeout reading
@@ -325,6 +319,7 @@ def main():
             msg=f"{params['backup_name']}: {exc}",
             commands=result.get("commands", []),
             backup_path=result.get("backup_path"),
+            **found,
         )
     finally:
         with contextlib.suppress(Exception):

@@ -8,6 +8,11 @@ entry in PLATFORMS (plus its template and simulator); a new switch model is one 
 in MODELS. Everything here is plain data and functions: the module, the role's filters
 and the unit tests all read the same tables.
 
+A platform whose releases speak different CLIs lists them as dialects (Cumulus Linux: NCLU
+on 4.x, NVUE on 5.x), each with its own running-config command, push, template and
+comparison; the module asks the switch which one it speaks (`detect`) and uses that
+dialect's entry (`SwitchPlatform.speaking`).
+
 Dell OS10 has no hier_config platform: its driver below builds on the generic one with
 OS10's `!` separators dropped. Breakouts are planned before hier_config sees the rest
 (os10_breakout_plan): every QSFP28 port carries a map line, a port at its native map can
@@ -20,9 +25,10 @@ import contextlib
 import functools
 import importlib.util
 import re
+import shlex
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 # hier_config and netmiko take about a second to import: they are imported where a
@@ -40,6 +46,58 @@ ERROR_PATTERN = (
     r"(?m)^(?:\s|\x07|\x1b\[[0-9;?]*[A-Za-z])*% ?(Error|Invalid|Incomplete|Ambiguous|Cannot)"
 )
 EXEC_PROMPT = r"#\s*$"
+
+
+# ---- the SSH session (switch_config and switch_command) -------------------------------------
+
+# Imported in connect(), like hier_config where it is needed: the tables stay cheap to read.
+HAS_NETMIKO = importlib.util.find_spec("netmiko") is not None
+NETMIKO_IMPORT_ERROR = None if HAS_NETMIKO else "No module named 'netmiko'"
+
+# The options of doc_fragments/switch_connection.py, as AnsibleModule takes them.
+CONNECTION_ARGUMENT_SPEC: dict[str, dict[str, Any]] = {
+    "platform": {"type": "str", "required": True, "choices": []},  # filled below the table
+    "host": {"type": "str", "required": True},
+    "port": {"type": "int", "default": 22},
+    "username": {"type": "str", "required": True},
+    "password": {"type": "str", "required": True, "no_log": True},
+    "enable": {"type": "bool", "default": False},
+    "enable_secret": {"type": "str", "no_log": True},
+    "host_key_checking": {"type": "bool", "default": True},
+    "known_hosts": {"type": "path"},
+    "timeout": {"type": "int", "default": 30},
+}
+
+
+def connect(params: Mapping[str, Any]) -> Any:
+    """One netmiko session to the switch, in privileged mode where asked and the platform
+    has one."""
+    from netmiko import ConnectHandler
+
+    known_hosts = params["known_hosts"]
+    platform = PLATFORMS[params["platform"]]
+    conn = ConnectHandler(
+        device_type=platform.device_type,
+        host=params["host"],
+        port=params["port"],
+        username=params["username"],
+        password=params["password"],
+        ssh_strict=params["host_key_checking"],
+        system_host_keys=params["host_key_checking"] and not known_hosts,
+        alt_host_keys=bool(params["host_key_checking"] and known_hosts),
+        alt_key_file=known_hosts or "",
+        conn_timeout=params["timeout"],
+        auth_timeout=params["timeout"],
+        banner_timeout=params["timeout"],
+        read_timeout_override=params["timeout"],
+        allow_agent=False,
+        use_keys=False,
+        fast_cli=False,
+        secret=params["enable_secret"] or "",
+    )
+    if params["enable"] and platform.enable_mode:
+        conn.enable()  # netmiko checks the prompt first: a no-op at `#`
+    return conn
 
 
 # ---- pushing a change ---------------------------------------------------------------------
@@ -232,6 +290,207 @@ def push_nclu(conn: Any, commands: Sequence[str], options: Mapping[str, Any]) ->
     return pending
 
 
+# ---- Cumulus Linux: the release, and the dialect it speaks -----------------------------------
+
+# How the release is read. `cat /etc/lsb-release` is what the Cumulus knowledge base has
+# users run to see the running release (CumulusNetworks/docs, knowledge-base "Verify Software
+# and Hardware Version Information": `DISTRIB_RELEASE=4.2.0`); it needs neither `net` nor
+# `nv`. That 5.x keeps the file in that form is unverified, so where it names no release
+# NVUE's `nv show system -o json` is asked (its `build` is "Cumulus Linux 5.4.0", the REST
+# API's GET /system, fabric-cli.md §2 [S7]).
+CUMULUS_RELEASE_COMMANDS = ("cat /etc/lsb-release", "nv show system -o json")
+_CUMULUS_RELEASE = re.compile(
+    r'(?m)^DISTRIB_RELEASE="?(\d+(?:\.\d+)*)|"build":\s*"Cumulus Linux (\d+(?:\.\d+)*)'
+)
+
+
+def cumulus_release(text: str) -> str | None:
+    """The release that `/etc/lsb-release` or `nv show system -o json` names, else None."""
+    match = _CUMULUS_RELEASE.search(_ANSI.sub("", text))
+    return (match.group(1) or match.group(2)) if match else None
+
+
+def cumulus_dialect(release: str) -> str:
+    """NCLU before 5.0, NVUE from 5.0 (fabric-cli.md §1-§2): 5.x has no NCLU, and 4.4 ships
+    NVUE with its daemon disabled [S16], so NCLU stays the CLI of every 4.x."""
+    return "nvue" if int(release.split(".")[0]) >= 5 else "nclu"
+
+
+def detect_cumulus(conn: Any) -> tuple[str, str]:
+    """(dialect, release) of the Cumulus Linux switch behind `conn`."""
+    output = ""
+    for command in CUMULUS_RELEASE_COMMANDS:
+        output = conn.send_command(command, read_timeout=30)
+        release = cumulus_release(output)
+        if release is not None:
+            return cumulus_dialect(release), release
+    raise RuntimeError(
+        "cannot tell which Cumulus Linux release the switch runs: neither "
+        + " nor ".join(f"`{c}`" for c in CUMULUS_RELEASE_COMMANDS)
+        + f" names one (the last answered {_ANSI.sub('', output).strip()[:200]!r})"
+    )
+
+
+# ---- Cumulus Linux NVUE (5.x) --------------------------------------------------------------
+
+# NVUE's failure texts as networking-generic-switch matches them (fabric-cli.md §2 [S20]): a
+# refused `nv set` (`Error: ...`), a revision that apply refuses (`Invalid config [rev_id: N]`
+# with indented `Config invalid at ...` lines [S12]), `Unable to restart services`, `Failure
+# during apply`; and bash's answer on a switch without `nv`.
+NVUE_ERROR_PATTERN = (
+    r"(?m)^\s*(?:Error\b|-bash: )|Invalid config|Config invalid at"
+    r"|Unable to restart services|Failure during apply"
+)
+# NVUE settings whose last word is a value (`link mtu 9216`): `nv unset` names the setting
+# without it (`nv unset interface swp1 link mtu`, `... link breakout` [S6][S8]). In the
+# others the last word is an entry of a list (`bond member swp5`, `vlan 10`, `ip address
+# 10.1.10.2/24`) and is part of what is unset. `type` is the interface's own line: unsetting
+# it is unsetting the interface (`nv unset interface swp1s0` [S8]).
+NVUE_VALUE_SETTINGS = frozenset(
+    {"access", "auto-negotiate", "breakout", "description", "fec", "hostname", "mode",
+     "mtu", "speed", "state", "untagged"}
+)  # fmt: skip
+
+
+def _nvue_words(line: str) -> list[str]:
+    """A line as NVUE takes its words: bash quoting (a description with blanks is quoted)."""
+    try:
+        return shlex.split(line)
+    except ValueError:  # an unbalanced quote: compared as typed
+        return line.split()
+
+
+def _nvue_line(words: Sequence[str]) -> str:
+    return " ".join(shlex.quote(word) for word in words)
+
+
+def _vlan_ids(text: str) -> list[str]:
+    """`10,20-22` -> 10, 20, 21, 22; anything else as it is."""
+    ids: list[str] = []
+    for part in text.split(","):
+        low, _, high = part.partition("-")
+        if not low.isdigit() or not (high.isdigit() or not high):
+            return [text]
+        ids += [str(n) for n in range(int(low), int(high or low) + 1)]
+    return ids
+
+
+def _nvue_settings(words: list[str]) -> list[list[str]]:
+    """One `nv set` line per interface, bond member and VLAN the line names."""
+    names = nclu_ports(words[3]) if words[2] == "interface" else [words[3]]
+    rest = words[4:]
+    values: list[str | None] = [None]
+    if len(rest) >= 2 and rest[-2] in ("member", "vlan"):
+        values = [*(nclu_ports if rest[-2] == "member" else _vlan_ids)(rest[-1])]
+    return [
+        [*words[:3], name, *(rest if value is None else [*rest[:-1], value])]
+        for name in names
+        for value in values
+    ]
+
+
+def nvue_lines(text: str) -> str:
+    """`nv set` lines one setting per line, as NVUE's tree holds them, so that the switch's
+    `nv config show -o commands` and the intended text compare line by line.
+
+    The switch folds interfaces with the same setting into a range (`nv set interface
+    swp1-2,32 type swp` [S46]); a line is made one per interface, bond member and VLAN. A
+    line that is the path of another one's setting (`... bridge domain br_default` beside
+    `... bridge domain br_default access 10`) is dropped: only the longer one is a setting
+    of the tree. So is the `type` line of an interface that has other settings: any setting
+    of an interface creates it with its type (swpN is a swp, bondN a bond), so the line says
+    nothing more; the switch lists it, the intended text need not (the port that carries a
+    breakout is configured by its breakout line alone).
+    """
+    settings: list[tuple[str, ...]] = []
+    for raw in _ANSI.sub("", text).splitlines():
+        words = _nvue_words(raw)
+        if words[:2] == ["nv", "set"] and len(words) >= 4:
+            settings += [tuple(item) for item in _nvue_settings(words)]
+    unique = list(dict.fromkeys(settings))
+    paths = {item[:n] for item in unique for n in range(4, len(item))}
+    lines_of: dict[str, int] = {}
+    for item in unique:
+        if item[2] == "interface" and item not in paths:
+            lines_of[item[3]] = lines_of.get(item[3], 0) + 1
+    kept = [
+        item
+        for item in unique
+        if item not in paths
+        and not (item[2] == "interface" and item[4:5] == ("type",) and lines_of[item[3]] > 1)
+    ]
+    return "".join(f"{_nvue_line(item)}\n" for item in kept)
+
+
+def _nvue_unset(words: Sequence[str]) -> list[str]:
+    """The `nv unset` of the setting one `nv set` line makes."""
+    if words[2] == "interface" and words[4:5] == ["type"]:
+        return ["nv", "unset", *words[2:4]]
+    keep = -1 if len(words) > 4 and words[-2] in NVUE_VALUE_SETTINGS else len(words)
+    return ["nv", "unset", *words[2:keep]]
+
+
+def nvue_remediation(running: str, intended: str, owned_patterns: Sequence[str]) -> list[str]:
+    """The `nv unset` of every owned setting the intended text lacks, then the `nv set`
+    lines it adds, in its order.
+
+    A setting the intended text gives another value is only set (the new value replaces
+    the old); an interface it no longer names at all is unset as a whole. Unsets go most
+    specific first, an interface after its settings, and a breakout after the sub-ports it
+    made (fabric-cli.md §2 [S8]: the sub-ports, then `nv unset interface swp1 link breakout`).
+    """
+    patterns = [re.compile(p) for p in owned_patterns]
+    have = running.splitlines()
+    want = intended.splitlines()
+    added = [line for line in want if line not in have]
+    replaced = set()
+    for words in map(_nvue_words, added):
+        if len(words) > 4 and words[-2] in NVUE_VALUE_SETTINGS:
+            replaced.add(tuple(words[2:-1]))
+    named = {w[3] for w in map(_nvue_words, want) if w[2:3] == ["interface"] and len(w) > 3}
+    unsets: list[list[str]] = []
+    for line in have:
+        if line in want or not any(p.search(line) for p in patterns):
+            continue
+        words = _nvue_words(line)
+        if len(words) > 4 and words[-2] in NVUE_VALUE_SETTINGS and tuple(words[2:-1]) in replaced:
+            continue
+        unsets.append(_nvue_unset(words))
+        if words[2] == "interface" and words[3] not in named:
+            unsets.append(["nv", "unset", "interface", words[3]])
+    unique = list(dict.fromkeys(map(tuple, unsets)))
+    unique.sort(key=lambda words: (words[-1] == "breakout", -len(words)))
+    return [_nvue_line(words) for words in unique] + added
+
+
+def push_nvue(conn: Any, commands: Sequence[str], options: Mapping[str, Any]) -> str:
+    """Stage the commands in NVUE's pending revision, read `nv config diff`, then `nv config
+    apply -y` (`-y`: a breakout change asks before reloading switchd). On any error `nv
+    config detach`, so the revision is never applied (fabric-cli.md §2 [S6][S11]). Returns
+    the pending diff."""
+    applied: list[str] = []
+    try:
+        send_each(conn, commands, applied, NVUE_ERROR_PATTERN)
+        diff = _ANSI.sub("", conn.send_command("nv config diff", read_timeout=60))
+        output = conn.send_command("nv config apply -y", read_timeout=120)
+        if re.search(NVUE_ERROR_PATTERN, output):
+            raise PushError(f"nv config apply failed: {_ANSI.sub('', output).strip()}", applied)
+    except PushError as exc:
+        with contextlib.suppress(Exception):
+            conn.send_command("nv config detach")
+            exc.applied = []  # detached: the revision was never applied
+            exc.args = (f"{exc}; the pending revision was detached, nothing was applied",)
+        raise
+    return diff
+
+
+def save_nvue(conn: Any) -> str:
+    """`nv config save` (startup.yaml). From 5.9 apply saves by itself (auto-save is on by
+    default, fabric-cli.md §2 [S11][S6]), and saving again writes the same file; before 5.9,
+    or where auto-save was turned off, this is what makes the change survive a reboot."""
+    return conn.send_command("nv config save", read_timeout=60)
+
+
 # ---- OS10 breakouts (planned outside hier_config) ------------------------------------------
 
 _OS10_BREAKOUT_LINE = re.compile(r"^interface breakout (\S+) map (\S+)\s*$")
@@ -408,6 +667,24 @@ def _eos_driver() -> Any:
 
 
 @dataclass(frozen=True)
+class Dialect:
+    """One configuration language of a platform whose releases speak different ones
+    (Cumulus Linux: NCLU on 4.x, NVUE on 5.x): the fields of SwitchPlatform it decides."""
+
+    show_running: str
+    push: Callable[[Any, Sequence[str], Mapping[str, Any]], str | None]
+    template: str
+    normalize: Callable[[str], str] | None
+    remediate: Callable[[str, str, Sequence[str]], list[str]] | None
+    save: Callable[[Any], str] | None
+    error_pattern: str
+    refusal_hint: str
+
+    def settings(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
 class SwitchPlatform:
     """How the module and the role drive one switch operating system."""
 
@@ -440,7 +717,49 @@ class SwitchPlatform:
     refusal_hint: str = " (a user who lands at `>` needs `enable`)"
     # how the CLI marks a refused command
     error_pattern: str = ERROR_PATTERN
+    # a platform whose releases speak different CLIs: each dialect by name, the name of the
+    # one the fields above describe (the module's `intended` is written in it), and how a
+    # connected switch tells which it speaks: detect(conn) -> (dialect, release)
+    dialects: Mapping[str, Dialect] = field(default_factory=dict)
+    dialect: str | None = None
+    detect: Callable[[Any], tuple[str, str]] | None = None
 
+    def speaking(self, dialect: str | None) -> SwitchPlatform:
+        """The entry with `dialect`'s fields (itself for None or its own dialect)."""
+        if dialect is None or dialect == self.dialect:
+            return self
+        if dialect not in self.dialects:
+            raise ValueError(
+                f"unknown dialect {dialect!r}; this platform speaks: "
+                + (", ".join(self.dialects) or "one CLI only")
+            )
+        return replace(self, dialect=dialect, **self.dialects[dialect].settings())
+
+
+# Cumulus Linux 4.x: `net add` lines staged, `net commit` writes the files, so a commit is
+# also the save (fabric-cli.md §1).
+CUMULUS_NCLU = Dialect(
+    show_running="net show configuration commands",
+    push=push_nclu,
+    template="cumulus_linux.cfg.j2",
+    normalize=nclu_lines,
+    remediate=nclu_remediation,
+    save=lambda conn: "",
+    error_pattern=NCLU_ERROR_PATTERN,
+    refusal_hint=" (NCLU's `net` needs show rights: the netshow or netedit group, /etc/netd.conf)",
+)
+# Cumulus Linux 5.x: `nv set|unset` into a pending revision, `nv config apply`, `nv config
+# save` (fabric-cli.md §2). The running configuration is the applied revision as commands.
+CUMULUS_NVUE = Dialect(
+    show_running="nv config show -o commands",
+    push=push_nvue,
+    template="cumulus_linux.nvue.cfg.j2",
+    normalize=nvue_lines,
+    remediate=nvue_remediation,
+    save=save_nvue,
+    error_pattern=NVUE_ERROR_PATTERN,
+    refusal_hint=" (NVUE's `nv` needs the nvshow group or an NVUE role such as nvue-monitor)",
+)
 
 PLATFORMS: dict[str, SwitchPlatform] = {
     "dell_os10": SwitchPlatform(
@@ -483,29 +802,24 @@ PLATFORMS: dict[str, SwitchPlatform] = {
         normalize=lambda text: flatten(text),
         error_pattern=MLNXOS_ERROR_PATTERN,
     ),
-    # Cumulus Linux 4.x with NCLU, as in the DGX A100 paper (4.2.1, NCLU 1.0). `net` needs
-    # no sudo for a user with edit rights (netedit); `net commit` writes the files, so a
-    # commit is also the save. Switches on 5.x (NVUE only) are refused by name.
+    # Cumulus Linux on the SN3700: NCLU on 4.x (the DGX A100 paper's 4.2.1, NCLU 1.0), NVUE on
+    # 5.x; the module reads the release when it connects and speaks that release's CLI. Neither
+    # needs sudo for a user with edit rights (NCLU: netedit; NVUE: nvset/nvapply [S10]).
     "cumulus_linux": SwitchPlatform(
         device_type="cumulus_linux",
-        show_running="net show configuration commands",
-        push=push_nclu,
-        driver=None,  # NCLU lines are compared by nclu_remediation
-        template="cumulus_linux.cfg.j2",
-        mtu_range=(552, 9216),  # `net add interface swp1 mtu <552-9216>` (fabric-cli.md §1)
+        driver=None,  # `net add` / `nv set` lines are compared by their own remediation
+        mtu_range=(552, 9216),  # NCLU `<552-9216>`, NVUE `(integer:552 - 9216)` (fabric-cli.md)
         variables="switches_cumulus_",
-        normalize=nclu_lines,
-        remediate=nclu_remediation,
         enable_mode=False,
-        save=lambda conn: "",
-        error_pattern=NCLU_ERROR_PATTERN,
-        refusal_hint=(
-            " (NCLU is Cumulus Linux 4.x; a 5.x switch is configured with NVUE, which"
-            " switches_platform cumulus_linux does not drive)"
-        ),
+        dialects={"nclu": CUMULUS_NCLU, "nvue": CUMULUS_NVUE},
+        dialect="nclu",
+        detect=detect_cumulus,
+        **CUMULUS_NCLU.settings(),
     ),
 }
 
+
+CONNECTION_ARGUMENT_SPEC["platform"]["choices"] = list(PLATFORMS)
 
 # ---- the port model table (per switch model) ----------------------------------------------
 
@@ -618,14 +932,16 @@ MODELS: dict[str, PortModel] = {
 }
 
 
-def get_platform(name: str) -> SwitchPlatform:
-    """The table entry of a platform, or a ValueError naming the supported ones."""
+def get_platform(name: str, dialect: str | None = None) -> SwitchPlatform:
+    """The table entry of a platform (speaking `dialect` where given), or a ValueError
+    naming the supported ones."""
     try:
-        return PLATFORMS[name]
+        entry = PLATFORMS[name]
     except KeyError:
         raise ValueError(
             f"unsupported platform {name!r}; supported: {', '.join(PLATFORMS)}"
         ) from None
+    return entry.speaking(dialect)
 
 
 def get_model(name: str) -> PortModel:
@@ -682,7 +998,11 @@ def owned_running(running: str, intended: str, owned_patterns: Sequence[str] = (
 
 
 def remediation(
-    platform: str, running: str, intended: str, owned_patterns: Sequence[str] = ()
+    platform: str,
+    running: str,
+    intended: str,
+    owned_patterns: Sequence[str] = (),
+    dialect: str | None = None,
 ) -> list[str]:
     """Commands, in order, that bring the owned part of `running` to `intended`.
 
@@ -691,7 +1011,7 @@ def remediation(
     """
     from hier_config import WorkflowRemediation, get_hconfig
 
-    entry = get_platform(platform)
+    entry = get_platform(platform, dialect)
     if entry.normalize is not None:
         running, intended = entry.normalize(running), entry.normalize(intended)
     if entry.remediate is not None:
@@ -720,10 +1040,14 @@ def remediation(
 
 
 def owned_text(
-    running: str, intended: str, owned_patterns: Sequence[str] = (), platform: str | None = None
+    running: str,
+    intended: str,
+    owned_patterns: Sequence[str] = (),
+    platform: str | None = None,
+    dialect: str | None = None,
 ) -> str:
     """The owned sections as text, for diff output."""
-    normalize = get_platform(platform).normalize if platform is not None else None
+    normalize = get_platform(platform, dialect).normalize if platform is not None else None
     if normalize is not None:
         running, intended = normalize(running), normalize(intended)
     return owned_running(running, intended, owned_patterns)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import netmiko
 import pytest
 import yaml
 from ansible.module_utils.parsing.convert_bool import boolean
@@ -149,12 +150,20 @@ class Device:
         self.connections.append(conn)
         return conn
 
+    @property
+    def dialect(self) -> str | None:
+        """The dialect the module finds on this device (None: a platform with one CLI)."""
+        detect = lib.PLATFORMS[self.platform].detect
+        return detect(DeviceConnection(self.session_cls(self.state)))[0] if detect else None
+
     def running(self) -> str:
-        return self.session_cls(self.state).execute(lib.PLATFORMS[self.platform].show_running)
+        entry = lib.get_platform(self.platform, self.dialect)
+        return self.session_cls(self.state).execute(entry.show_running)
 
 
-def render(platform: str, **role_vars: Any) -> str:
-    """The role's template of `platform`, with its defaults and filters, as the role renders it."""
+def render(platform: str, dialect: str | None = None, **role_vars: Any) -> str:
+    """The role's template of `platform` (in `dialect`, where the platform has several), with
+    its defaults and filters, as the role renders it."""
     defaults = yaml.safe_load((ROLE / "defaults" / "main.yml").read_text())
     values = {k: v for k, v in defaults.items() if not (isinstance(v, str) and "{{" in v)}
     values.update(switches_platform=platform, switches_model=MODEL_OF[platform], **role_vars)
@@ -165,7 +174,7 @@ def render(platform: str, **role_vars: Any) -> str:
     )
     env.filters.update(switch_ports.FilterModule().filters())
     env.filters["bool"] = boolean  # Ansible's `| bool`
-    return env.get_template(lib.PLATFORMS[platform].template).render(values)
+    return env.get_template(lib.get_platform(platform, dialect).template).render(values)
 
 
 def owned_patterns(breakouts) -> list[str]:
@@ -189,14 +198,14 @@ def run_module(monkeypatch, capsys, device: Device, intended: str, owned=(), che
         "_ansible_diff": True,
         **extra,
     }
-    monkeypatch.setattr(module, "ConnectHandler", device.connect)
+    monkeypatch.setattr(netmiko, "ConnectHandler", device.connect)  # connect() imports it late
     with patch_module_args(args), pytest.raises(SystemExit):
         module.main()
     return json.loads(capsys.readouterr().out)
 
 
 def remaining(device: Device, intended: str, owned=()) -> list[str]:
-    return lib.remediation(device.platform, device.running(), intended, owned)
+    return lib.remediation(device.platform, device.running(), intended, owned, device.dialect)
 
 
 @pytest.fixture
@@ -237,6 +246,8 @@ def test_module_choices_and_role_choices_are_the_tables_keys():
 def test_every_platform_has_its_template_and_every_model_a_known_platform():
     for name, entry in lib.PLATFORMS.items():
         assert (ROLE / "templates" / entry.template).is_file(), name
+        for dialect in entry.dialects.values():
+            assert (ROLE / "templates" / dialect.template).is_file(), name
         assert entry.variables.startswith("switches_"), name
     assert {entry.platform for entry in lib.MODELS.values()} <= set(lib.PLATFORMS)
 
@@ -663,7 +674,7 @@ def sn3700(tmp_path, monkeypatch):
     return Device(tmp_path, "cumulus_linux")
 
 
-def _storage_fabric(**overrides: Any) -> str:
+def _storage_fabric(dialect: str | None = None, **overrides: Any) -> str:
     """The paper's storage switch: DGX A100 ports at 100G, an F800 port broken out to
     25G, the storage bond, the bridge with the storage VLAN, MTU 9216."""
     values = {
@@ -677,7 +688,7 @@ def _storage_fabric(**overrides: Any) -> str:
         "switches_cumulus_bridge_vids": [10],
         **overrides,
     }
-    return render("cumulus_linux", **values)
+    return render("cumulus_linux", dialect, **values)
 
 
 def test_factory_sn3700_gets_the_storage_fabric_in_one_commit(monkeypatch, capsys, sn3700):
@@ -726,10 +737,345 @@ def test_sn3700_refused_line_aborts_everything_staged(monkeypatch, capsys, sn370
     assert "net abort" in sn3700.connections[0].log
 
 
-def test_a_5x_switch_is_refused_by_name(monkeypatch, capsys, tmp_path):
+def test_a_4x_switch_still_gets_nclu_when_both_texts_are_given(monkeypatch, capsys, sn3700):
+    result = run_module(monkeypatch, capsys, sn3700, _storage_fabric(), NCLU_OWNED,
+                        **_nvue_args())  # fmt: skip
+    assert result["changed"] is True, result
+    assert (result["dialect"], result["release"]) == ("nclu", "4.2.1")
+    log = sn3700.connections[0].log
+    assert log[0] == "cat /etc/lsb-release" and "net commit" in log
+    assert not [line for line in log if line.startswith("nv ")]
+
+
+# ---- the module against the Cumulus Linux 5.x (NVUE) device model --------------------------
+
+VARS = yaml.safe_load((ROLE / "vars" / "main.yml").read_text())
+NVUE_OWNED = VARS["_switches_dialect_owned_patterns"]["cumulus_linux"]["nvue"]
+# The lab's SN3700 as its storage fabric plan gives it (inventories/lab: servers at 100G,
+# the head's bond, the Isilon nodes at 40G, one storage VLAN); no breakout, so both CLIs
+# leave the same device model.
+LAB_CUMULUS = {
+    "switches_cumulus_interfaces": [
+        *({"name": f"swp{n}", "speed": 100000, "mtu": 9216, "alias": f"lab-compute-{n}",
+           "access_vlan": 100} for n in (1, 2, 3)),
+        *({"name": f"swp{n}", "speed": 100000, "mtu": 9216, "alias": "lab-head"} for n in (5, 6)),
+        *({"name": f"swp{n}", "speed": 40000, "mtu": 9216, "alias": f"lab-isilon-{n - 20}",
+           "access_vlan": 100} for n in (21, 22, 23, 24)),
+    ],
+    "switches_cumulus_bonds": [{"name": "bond1", "slaves": ["swp5", "swp6"]}],
+    "switches_cumulus_bridge_ports": ["swp1", "swp2", "swp3", "bond1", "swp21", "swp22",
+                                      "swp23", "swp24"],
+    "switches_cumulus_bridge_vids": [100],
+}  # fmt: skip
+
+
+def _nvue_args(**overrides: Any) -> dict[str, Any]:
+    """The module's NVUE options as the role passes them, for the storage fabric."""
+    return {
+        "intended_by_dialect": {"nvue": _storage_fabric("nvue", **overrides)},
+        "owned_patterns_by_dialect": {"nvue": NVUE_OWNED},
+    }
+
+
+# 5.10: the grammar modelled, apply also saves; 5.4: before auto-save (5.9), first with
+# lane-count breakouts (`4x`, fabric-cli.md §2)
+@pytest.fixture(params=["5.10.0", "5.4.0"])
+def sn3700_nvue(request, tmp_path, monkeypatch):
+    monkeypatch.setenv("CUMULUS_SIM_RELEASE", request.param)
+    return Device(tmp_path, "cumulus_linux")
+
+
+def test_factory_sn3700_on_5x_gets_the_storage_fabric_in_one_applied_revision(
+    monkeypatch, capsys, sn3700_nvue
+):
+    device = sn3700_nvue
+    args = _nvue_args()
+    result = run_module(monkeypatch, capsys, device, _storage_fabric(), NCLU_OWNED, **args)
+    assert result["changed"] is True and result["saved"] is True, result
+    release = device.state.running["release"]
+    assert (result["dialect"], result["release"]) == ("nvue", release)
+    log = device.connections[0].log
+    assert log[0] == "cat /etc/lsb-release"
+    assert log[-4:] == [
+        "nv config diff",
+        "nv config apply -y",
+        "nv config show -o commands",
+        "nv config save",
+    ]
+    assert not [line for line in log if line.startswith("net ")]
+    assert "nv set interface swp31 link breakout 4x" in result["commands"]
+    assert "          mtu: 9216" in result["session_diff"]  # `nv config diff`'s YAML
+    config = device.running()
+    assert "nv set interface bond1 bond member swp5" in config
+    assert "nv set interface swp31s0-3 link speed 25G" in config
+    intended = args["intended_by_dialect"]["nvue"]
+    assert remaining(device, intended, NVUE_OWNED) == []
+    assert device.state.startup == device.state.running  # saved, whatever the release
+    again = run_module(monkeypatch, capsys, device, _storage_fabric(), NCLU_OWNED, **args)
+    assert again["changed"] is False and again["commands"] == [], again
+
+
+def test_5x_check_mode_shows_the_change_and_applies_nothing(monkeypatch, capsys, sn3700_nvue):
+    device = sn3700_nvue
+    before = device.running()
+    result = run_module(monkeypatch, capsys, device, _storage_fabric(), NCLU_OWNED,
+                        check_mode=True, **_nvue_args())  # fmt: skip
+    assert result["changed"] is True and result["dialect"] == "nvue"
+    assert "nv set interface swp1 link mtu 9216" in result["commands"]
+    assert result["diff"]["before"] == ""
+    assert "nv set interface swp1 link speed 100G\n" in result["diff"]["after"]
+    assert device.connections[0].config_sent == []  # not one `nv set`
+    assert device.running() == before
+    assert device.session_cls(device.state).execute("nv config diff") == ""  # nothing pending
+
+
+def test_5x_settings_the_inventory_drops_are_unset(monkeypatch, capsys, sn3700_nvue):
+    device = sn3700_nvue
+    run_module(monkeypatch, capsys, device, _storage_fabric(), NCLU_OWNED, **_nvue_args())
+    smaller = _nvue_args(
+        switches_cumulus_interfaces=[{"name": "swp1", "speed": 100000, "mtu": 9000}],
+        switches_cumulus_bonds=[],
+        switches_cumulus_bridge_ports=["swp1"],
+    )
+    result = run_module(monkeypatch, capsys, device, _storage_fabric(), NCLU_OWNED, **smaller)
+    assert result["changed"] is True, result
+    commands = result["commands"]
+    assert "nv unset interface swp1 description" in commands
+    assert "nv unset interface bond1 bond member swp5" in commands
+    # a new value replaces the old one: set, not unset first
+    assert "nv set interface swp1 link mtu 9000" in commands
+    assert "nv unset interface swp1 link mtu" not in commands
+    # an interface no longer named goes whole, after its settings
+    assert commands.index("nv unset interface bond1") > commands.index(
+        "nv unset interface bond1 bond member swp5"
+    )
+    assert remaining(device, smaller["intended_by_dialect"]["nvue"], NVUE_OWNED) == []
+    assert "bond1" not in device.running()
+    assert "swp31s0 description" not in device.running()  # the breakout's sub-port stays bare
+    assert "nv set interface swp31s0-3 link speed 25G" in device.running()
+
+
+def test_5x_breakout_removed_goes_back_to_one_port(monkeypatch, capsys, sn3700_nvue):
+    device = sn3700_nvue
+    run_module(monkeypatch, capsys, device, _storage_fabric(), NCLU_OWNED, **_nvue_args())
+    args = _nvue_args(
+        switches_cumulus_breakouts=[],
+        switches_cumulus_interfaces=[{"name": "swp1", "speed": 100000, "mtu": 9216}],
+        switches_cumulus_bridge_ports=["bond1", "swp1"],
+    )
+    result = run_module(monkeypatch, capsys, device, _storage_fabric(), NCLU_OWNED, **args)
+    commands = result["commands"]
+    # the sub-ports first, then the breakout (fabric-cli.md §2 [S8])
+    assert commands.index("nv unset interface swp31s0") < commands.index(
+        "nv unset interface swp31 link breakout"
+    )
+    assert device.state.running["breakouts"] == {}
+    assert remaining(device, args["intended_by_dialect"]["nvue"], NVUE_OWNED) == []
+
+
+def test_5x_refused_line_detaches_the_revision(monkeypatch, capsys, sn3700_nvue):
+    device = sn3700_nvue
+    before = device.running()
+    # 9300 is above NVUE's `(integer:552 - 9216)`: `nv set` refuses it at once
+    args = _nvue_args(
+        switches_cumulus_interfaces=[{"name": "swp1", "mtu": 9216}, {"name": "swp2", "mtu": 9300}]
+    )
+    result = run_module(monkeypatch, capsys, device, _storage_fabric(), NCLU_OWNED, **args)
+    assert result["failed"] is True and result["dialect"] == "nvue"
+    assert "rejected 'nv set interface swp2 link mtu 9300'" in result["msg"], result["msg"]
+    assert "the pending revision was detached, nothing was applied" in result["msg"]
+    assert result["commands_sent"] == []
+    log = device.connections[0].log
+    assert "nv config detach" in log and "nv config apply -y" not in log
+    assert device.running() == before
+    assert device.session_cls(device.state).execute("nv config diff") == ""
+
+
+def test_5x_revision_refused_at_apply_is_detached(monkeypatch, capsys, sn3700_nvue):
+    device = sn3700_nvue
+    run_module(monkeypatch, capsys, device, _storage_fabric(), NCLU_OWNED, **_nvue_args())
+    applied = device.running()
+    # `link speed 100G` is a valid value, but not on a 4x sub-port: apply refuses the revision
+    args = _nvue_args(
+        switches_cumulus_interfaces=[
+            {"name": "swp1", "speed": 100000, "mtu": 9216, "alias": "dgx-a100-1"},
+            {"name": "swp31s0", "speed": 100000, "mtu": 9216, "alias": "isilon-1",
+             "access_vlan": 10},
+        ]
+    )  # fmt: skip
+    result = run_module(monkeypatch, capsys, device, _storage_fabric(), NCLU_OWNED, **args)
+    assert result["failed"] is True
+    assert "nv config apply failed: Invalid config" in result["msg"], result["msg"]
+    assert "Config invalid at interface.swp31s0" in result["msg"]
+    assert "detached" in result["msg"] and result["commands_sent"] == []
+    assert result["commands"] == ["nv set interface swp31s0 link speed 100G"]
+    assert device.connections[-1].log[-1] == "nv config detach"
+    assert device.running() == applied
+
+
+def test_5x_switch_without_an_nvue_text_fails_naming_the_option(monkeypatch, capsys, tmp_path):
     monkeypatch.setenv("CUMULUS_SIM_RELEASE", "5.10.0")
     device = Device(tmp_path, "cumulus_linux")
     result = run_module(monkeypatch, capsys, device, _storage_fabric(), NCLU_OWNED)
     assert result["failed"] is True
-    assert "-bash: net: command not found" in result["msg"]
-    assert "a 5.x switch is configured with NVUE" in result["msg"]
+    assert "the switch speaks nvue, and intended_by_dialect has no nvue text" in result["msg"]
+    assert (result["dialect"], result["release"]) == ("nvue", "5.10.0")
+    assert device.connections[0].config_sent == []
+
+
+def test_nvue_and_nclu_texts_of_the_lab_configure_the_same_switch(monkeypatch, capsys, tmp_path):
+    """The lab's Cumulus inputs, pushed as NCLU to 4.2.1 and as NVUE to 5.10.0, leave the
+    same ports, bonds and bridge in the device model."""
+    configs = {}
+    for release, dialect in (("4.2.1", None), ("5.10.0", "nvue")):
+        monkeypatch.setenv("CUMULUS_SIM_RELEASE", release)
+        device = Device(tmp_path / release, "cumulus_linux")
+        args = {
+            "intended_by_dialect": {"nvue": render("cumulus_linux", "nvue", **LAB_CUMULUS)},
+            "owned_patterns_by_dialect": {"nvue": NVUE_OWNED},
+        }
+        intended = render("cumulus_linux", **LAB_CUMULUS)
+        result = run_module(monkeypatch, capsys, device, intended, NCLU_OWNED, **args)
+        assert result["changed"] is True and result["dialect"] == (dialect or "nclu"), result
+        configs[release] = device.state.running
+    nclu, nvue = configs["4.2.1"], configs["5.10.0"]
+    assert nvue["interfaces"] == nclu["interfaces"]
+    assert nvue["bridge"] == nclu["bridge"] and nvue["breakouts"] == nclu["breakouts"] == {}
+
+
+# ---- NVUE lines and remediation (pure) ------------------------------------------------------
+
+
+def test_nvue_lines_spell_out_ranges_members_and_vlans():
+    text = (
+        "nv set interface swp1-2,31,swp31s0-1 type swp\n"
+        "nv set interface bond1 bond member swp5-6\n"
+        "nv set bridge domain br_default vlan 10,20-21\n"
+        "nv set interface swp1 description 'dgx a100-1'\n"
+        "nv set system hostname leaf01\n"
+    )
+    assert lib.nvue_lines(text).splitlines() == [
+        # swp1's `type` line is implied by its description
+        "nv set interface swp2 type swp",
+        "nv set interface swp31 type swp",
+        "nv set interface swp31s0 type swp",
+        "nv set interface swp31s1 type swp",
+        "nv set interface bond1 bond member swp5",
+        "nv set interface bond1 bond member swp6",
+        "nv set bridge domain br_default vlan 10",
+        "nv set bridge domain br_default vlan 20",
+        "nv set bridge domain br_default vlan 21",
+        "nv set interface swp1 description 'dgx a100-1'",
+        "nv set system hostname leaf01",
+    ]
+
+
+def test_nvue_lines_keep_the_setting_not_its_path():
+    text = (
+        "nv set interface swp1 bridge domain br_default\n"
+        "nv set interface swp1 bridge domain br_default access 10\n"
+        "nv set interface swp2 bridge domain br_default\n"
+    )
+    assert lib.nvue_lines(text) == (
+        "nv set interface swp1 bridge domain br_default access 10\n"
+        "nv set interface swp2 bridge domain br_default\n"
+    )
+
+
+def test_nvue_remediation_unsets_what_the_intended_lacks_most_specific_first():
+    running = lib.nvue_lines(
+        "nv set interface swp1 link mtu 9000\n"
+        "nv set interface swp1 description old\n"
+        "nv set interface swp7 link mtu 9216\n"
+        "nv set interface swp7 description gone\n"
+        "nv set interface bond1 bond member swp5\n"
+        "nv set interface eth0 ip address 10.0.0.2/24\n"
+        "nv set bridge domain br_default vlan 20\n"
+    )
+    intended = lib.nvue_lines(
+        "nv set interface swp1 link mtu 9216\n"
+        "nv set interface bond1 bond member swp5\n"
+        "nv set bridge domain br_default vlan 10\n"
+    )
+    assert lib.nvue_remediation(running, intended, NVUE_OWNED) == [
+        "nv unset bridge domain br_default vlan 20",
+        "nv unset interface swp7 link mtu",
+        "nv unset interface swp1 description",
+        "nv unset interface swp7 description",
+        "nv unset interface swp7",
+        "nv set interface swp1 link mtu 9216",
+        "nv set bridge domain br_default vlan 10",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("output", "found"),
+    [
+        ('DISTRIB_ID="Cumulus Linux"\nDISTRIB_RELEASE=4.2.1\n', ("nclu", "4.2.1")),
+        ('DISTRIB_ID="Cumulus Linux"\nDISTRIB_RELEASE=5.10.0\n', ("nvue", "5.10.0")),
+        ('{\n  "build": "Cumulus Linux 5.4.0",\n  "hostname": "leaf01"\n}', ("nvue", "5.4.0")),
+    ],
+)
+def test_the_release_names_the_dialect(output, found):
+    release = lib.cumulus_release(output)
+    assert (lib.cumulus_dialect(release), release) == found
+
+
+def test_a_switch_that_names_no_release_is_refused_naming_both_commands():
+    class Silent:
+        def send_command(self, command: str, **_: Any) -> str:
+            return f"cat: {command}: No such file or directory"
+
+    with pytest.raises(RuntimeError, match="neither `cat /etc/lsb-release` nor `nv show"):
+        lib.detect_cumulus(Silent())
+
+
+@pytest.mark.parametrize(("release", "persisted"), [("5.4.0", False), ("5.10.0", True)])
+def test_5x_without_save_persists_only_where_apply_saves(
+    monkeypatch, capsys, tmp_path, release, persisted
+):
+    """`switches_save: false` sends no `nv config save`; from 5.9 apply saves by itself."""
+    monkeypatch.setenv("CUMULUS_SIM_RELEASE", release)
+    device = Device(tmp_path, "cumulus_linux")
+    result = run_module(monkeypatch, capsys, device, _storage_fabric(), NCLU_OWNED,
+                        save=False, **_nvue_args())  # fmt: skip
+    assert result["changed"] is True and result["saved"] is False
+    assert "nv config save" not in device.connections[0].log
+    assert (device.state.startup == device.state.running) is persisted
+
+
+# ---- switch_command: read-only show commands over the same session ---------------------------
+
+_COMMAND_SPEC = importlib.util.spec_from_file_location(
+    "switch_command_module", ROOT / "library" / "switch_command.py"
+)
+command_module = importlib.util.module_from_spec(_COMMAND_SPEC)
+_COMMAND_SPEC.loader.exec_module(command_module)
+
+
+def run_command(monkeypatch, capsys, device: Device, commands: list[str]) -> dict[str, Any]:
+    args = {"platform": device.platform, "host": "127.0.0.1", "username": "admin",
+            "password": "s3cret-pw", "commands": commands,
+            "_ansible_check_mode": True}  # fmt: skip
+    monkeypatch.setattr(netmiko, "ConnectHandler", device.connect)
+    with patch_module_args(args), pytest.raises(SystemExit):
+        command_module.main()
+    return json.loads(capsys.readouterr().out)
+
+
+def test_switch_command_returns_each_show_output_in_check_mode(monkeypatch, capsys, qm8700):
+    result = run_command(monkeypatch, capsys, qm8700, ["show interfaces ib status", "show ib sm"])
+    assert not result.get("failed") and result["changed"] is False
+    assert result["stdout"][0].splitlines()[0].startswith("Interface")
+    assert re.search(r"^IB1/1\s", result["stdout"][0], re.M)
+    assert result["stdout"][1].strip() == "disable"  # factory: no subnet manager
+    assert result["stdout_lines"][0] == result["stdout"][0].splitlines()
+
+
+def test_switch_command_refuses_what_is_not_a_show_and_what_the_switch_refuses(
+    monkeypatch, capsys, qm8700
+):
+    result = run_command(monkeypatch, capsys, qm8700, ["interface ib 1/1 shutdown"])
+    assert result["failed"] and "show commands only" in result["msg"]
+    result = run_command(monkeypatch, capsys, qm8700, ["show interfaces ib bogus"])
+    assert result["failed"] and "the switch refused `show interfaces ib bogus`" in result["msg"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -34,29 +35,42 @@ ARISTA_PAPER = [
 ]
 
 
+def _render(site: str, out: Path, *extra: str) -> None:
+    """`--tags render` of playbooks/network.yml for one inventory, into `out`."""
+    env = {**os.environ, "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"), "ANSIBLE_NOCOLOR": "1"}
+    result = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "ansible-playbook"),
+            "-i",
+            f"inventories/{site}",
+            "playbooks/network.yml",
+            "--tags",
+            "render",
+            "-e",
+            f"switches_render_dir={out}",
+            *extra,
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
     out = tmp_path_factory.mktemp("render")
-    env = {**os.environ, "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"), "ANSIBLE_NOCOLOR": "1"}
     for site in ("dss8440", "dgx1"):
-        result = subprocess.run(
-            [
-                str(Path(sys.executable).parent / "ansible-playbook"),
-                "-i",
-                f"inventories/{site}",
-                "playbooks/network.yml",
-                "--tags",
-                "render",
-                "-e",
-                f"switches_render_dir={out}",
-            ],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        assert result.returncode == 0, result.stdout + result.stderr
+        _render(site, out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def rendered_lab_sn3700(tmp_path_factory):
+    out = tmp_path_factory.mktemp("render-lab")
+    _render("lab", out, "--limit", "lab-sn3700")
     return out
 
 
@@ -113,3 +127,50 @@ def test_render_contacts_no_switch(rendered):
         "arista-7060-2.cfg",
         "s5232-1.cfg",
     ]
+
+
+# ---- Cumulus Linux: one set of variables, an NCLU text (4.x) and an NVUE text (5.x) ----------
+
+
+def _nvue_of_nclu(line: str) -> list[str]:
+    """The `nv set` lines (5.10 grammar, fabric-cli.md §2) that one `net add` line of the NCLU
+    template stands for."""
+    rules = [
+        (r"net add interface (\S+)$", ["nv set interface {0} type swp"]),
+        (r"net add interface (\S+) alias (.+)$", ["nv set interface {0} description {1}"]),
+        (r"net add interface (\S+) link speed (\d+)000$", ["nv set interface {0} link speed {1}G"]),
+        (r"net add interface (\S+) mtu (\d+)$", ["nv set interface {0} link mtu {1}"]),
+        (r"net add interface (\S+) bridge access (\d+)$",
+         ["nv set interface {0} bridge domain br_default access {1}"]),
+        (r"net add bridge bridge vids (\d+)$", ["nv set bridge domain br_default vlan {0}"]),
+    ]  # fmt: skip
+    for pattern, lines in rules:
+        match = re.match(pattern, line)
+        if match:
+            return [text.format(*match.groups()) for text in lines]
+    match = re.match(r"net add bond (\S+) bond slaves (\S+)$", line)
+    if match:
+        bond, slaves = match.groups()
+        return [f"nv set interface {bond} type bond"] + [
+            f"nv set interface {bond} bond member {slave}" for slave in slaves.split(",")
+        ]
+    match = re.match(r"net add bridge bridge ports (\S+)$", line)
+    assert match, f"no NVUE form for {line!r}"
+    return [f"nv set interface {p} bridge domain br_default" for p in match.group(1).split(",")]
+
+
+def test_render_writes_the_sn3700_in_both_dialects(rendered_lab_sn3700):
+    assert sorted(p.name for p in rendered_lab_sn3700.iterdir()) == [
+        "lab-sn3700.cfg",
+        "lab-sn3700.nvue.cfg",
+    ]
+
+
+def test_sn3700_nvue_config_sets_what_the_nclu_config_adds(rendered_lab_sn3700):
+    nclu = _lines(rendered_lab_sn3700 / "lab-sn3700.cfg")
+    nvue = _lines(rendered_lab_sn3700 / "lab-sn3700.nvue.cfg")
+    assert nvue and all(line.startswith("nv set ") for line in nvue)
+    assert sorted(nvue) == sorted(line for item in nclu for line in _nvue_of_nclu(item))
+    assert "nv set interface swp21 link speed 40G" in nvue
+    assert "nv set interface swp1 bridge domain br_default access 100" in nvue
+    assert "nv set bridge domain br_default vlan 100" in nvue
