@@ -15,11 +15,47 @@ except ImportError:  # pragma: no cover - usable without Ansible too
     AnsibleFilterError = ValueError  # type: ignore[misc,assignment]
 
 
+# Interface types: `ethernet` (the default) and `ipoib` (IP over InfiniBand).
+TYPES = ("ethernet", "ipoib")
+ETHERNET_MTU = (576, 9216)
+# IPoIB: datagram mode carries IP in one InfiniBand packet, so its MTU is the IB MTU less
+# the 4-byte IPoIB header (4092 on a 4096 fabric such as HDR); connected mode (RC) goes
+# up to 65520. An IPoIB entry without an MTU gets its mode's largest; the data network's
+# Ethernet MTU (nics_default_mtu, cluster_data_mtu) is never applied to it.
+IPOIB_MODES = ("datagram", "connected")
+IPOIB_MAX_MTU = {"datagram": 4092, "connected": 65520}
+
+
+def _mtu(name: str, nic: Mapping[str, Any], default_mtu: int) -> tuple[int, tuple[int, int]]:
+    """The interface's MTU (given or its type's default) and the range allowed."""
+    if nic.get("type", "ethernet") == "ipoib":
+        mode = nic.get("ipoib_mode") or "datagram"
+        limits = (576, IPOIB_MAX_MTU[mode])
+        return int(nic.get("mtu") or IPOIB_MAX_MTU[mode]), limits
+    return int(nic.get("mtu") or default_mtu), ETHERNET_MTU
+
+
+def _type_problem(name: str, nic: Mapping[str, Any]) -> str | None:
+    kind = nic.get("type", "ethernet")
+    if kind not in TYPES:
+        return f"nics_interfaces: {name}: type {kind!r} is not one of {', '.join(TYPES)}"
+    mode = nic.get("ipoib_mode")
+    if mode is not None and kind != "ipoib":
+        return f"nics_interfaces: {name}: ipoib_mode {mode!r} needs type: ipoib"
+    if mode is not None and mode not in IPOIB_MODES:
+        return (
+            f"nics_interfaces: {name}: ipoib_mode {mode!r} is not one of {', '.join(IPOIB_MODES)}"
+        )
+    return None
+
+
 def nics_with_defaults(interfaces: Sequence[Mapping[str, Any]], default_mtu: int) -> list[dict]:
     """Each interface with its MTU filled in, its address normalised, netmask and checks.
 
     Raises with the interface and the bad value, so a typo fails before anything is
     touched. `check` defaults to the gateway: the address that must answer after a change.
+    Every entry gets its `type` (`ethernet` unless given); an IPoIB one its `ipoib_mode`
+    (`datagram` unless given) and, without an MTU, its mode's largest (4092 or 65520).
     """
     result = []
     names = set()
@@ -41,14 +77,21 @@ def nics_with_defaults(interfaces: Sequence[Mapping[str, Any]], default_mtu: int
             raise AnsibleFilterError(
                 f"nics_interfaces: {name}: address {nic['address']} needs a prefix, e.g. /24"
             )
+        problem = _type_problem(name, nic)
+        if problem:
+            raise AnsibleFilterError(problem)
         entry = dict(nic)
+        entry["type"] = nic.get("type", "ethernet")
+        if entry["type"] == "ipoib":
+            entry["ipoib_mode"] = nic.get("ipoib_mode") or "datagram"
         entry["address"] = f"{iface.ip}/{iface.network.prefixlen}"
         entry["ip"] = str(iface.ip)
         entry["netmask"] = str(iface.netmask)
-        entry["mtu"] = int(nic.get("mtu") or default_mtu)
-        if not 576 <= entry["mtu"] <= 9216:
+        entry["mtu"], (low, high) = _mtu(name, entry, default_mtu)
+        if not low <= entry["mtu"] <= high:
+            what = f" (IPoIB {entry['ipoib_mode']} mode)" if entry["type"] == "ipoib" else ""
             raise AnsibleFilterError(
-                f"nics_interfaces: {name}: mtu {entry['mtu']} is outside 576-9216"
+                f"nics_interfaces: {name}: mtu {entry['mtu']} is outside {low}-{high}{what}"
             )
         gateway = nic.get("gateway")
         if gateway:
@@ -80,9 +123,15 @@ def nics_inventory_problems(
 
 
 def nics_runtime(interfaces: Sequence[Mapping[str, Any]]) -> list[dict]:
-    """The fields nic_runtime takes (kernel state and reachability checks), nothing else."""
+    """The fields nic_runtime takes (kernel state and reachability checks), nothing else.
+
+    An IPoIB interface also carries its type and mode: the module sets the mode, and
+    leaves the interface alone where the host does not have it (yet).
+    """
+    keys = ("name", "address", "mtu", "gateway", "check")
+    ipoib = ("type", "ipoib_mode")
     return [
-        {k: nic[k] for k in ("name", "address", "mtu", "gateway", "check") if k in nic}
+        {k: nic[k] for k in keys + (ipoib if nic.get("type") == "ipoib" else ()) if k in nic}
         for nic in interfaces
     ]
 
@@ -93,10 +142,14 @@ def nics_netplan(interfaces: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     A gateway becomes a default route on its own port only (the DGX-1 paper sets it on one
     of four), DNS servers become that port's nameservers; everything else is address and
     MTU. netplan's own default renderer is kept (networkd on Ubuntu server and Debian).
+    An IPoIB interface goes under `ethernets:` too (netplan has no section of its own for
+    it), matched by name, with its `infiniband-mode`.
     """
     ethernets: dict[str, dict[str, Any]] = {}
     for nic in interfaces:
         entry: dict[str, Any] = {"addresses": [nic["address"]], "mtu": int(nic["mtu"])}
+        if nic.get("type") == "ipoib":
+            entry["infiniband-mode"] = nic.get("ipoib_mode") or "datagram"
         if nic.get("gateway"):
             entry["routes"] = [{"to": "default", "via": nic["gateway"]}]
         if nic.get("dns"):

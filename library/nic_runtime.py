@@ -21,6 +21,10 @@ description:
     management interface must keep its addresses and default route; otherwise the
     previous state is restored and the module fails. O(rollback=true) restores the saved
     state on its own (used when a later step fails).
+  - An interface this host does not have fails the module, except an IPoIB one
+    (O(interfaces[].type=ipoib)): its InfiniBand port may be absent, in Ethernet mode or
+    without the C(ib_ipoib) module loaded, so it is left alone with a warning and
+    returned in RV(absent); the persistent configuration still describes it.
 version_added: "1.0.0"
 options:
   interfaces:
@@ -38,8 +42,21 @@ options:
         type: str
         required: true
       mtu:
-        description: MTU to set; left alone when omitted.
+        description:
+          - MTU to set; left alone when omitted. 576-9216 for Ethernet; for IPoIB at most
+            4092 in datagram mode, 65520 in connected mode.
         type: int
+      type:
+        description: C(ethernet) or C(ipoib) (IP over InfiniBand).
+        type: str
+        choices: [ethernet, ipoib]
+        default: ethernet
+      ipoib_mode:
+        description:
+          - IPoIB transport mode, set with C(ip link set dev <name> type ipoib mode <mode>)
+            where C(/sys/class/net/<name>/mode) differs; left alone when omitted.
+        type: str
+        choices: [datagram, connected]
       gateway:
         description: Default gateway reached through this interface.
         type: str
@@ -132,6 +149,11 @@ roce:
   type: list
   elements: dict
   sample: [{"device": "mlx5_0", "port": "1", "link_layer": "Ethernet", "netdevs": ["enp5s0"]}]
+absent:
+  description: IPoIB interfaces of O(interfaces) this host does not have, left alone.
+  returned: always
+  type: list
+  elements: str
 changes:
   description: The iproute2 commands run (or that would run in check mode).
   returned: always
@@ -178,24 +200,53 @@ def read_links(module):
     return links, _ip_json(module, "-4", "route", "show", "default")
 
 
-def read_state(module, names):
-    """Current MTU, global IPv4 addresses and default gateway of each interface."""
+IPOIB_MAX_MTU = {"datagram": 4092, "connected": 65520}
+
+
+def ipoib_mode(name, sysfs="/sys/class/net"):
+    """The IPoIB transport mode the kernel runs (`datagram`/`connected`), or None."""
+    return _read(os.path.join(sysfs, name, "mode")).strip() or None
+
+
+def read_state(module, names, optional=(), ipoib=()):
+    """Current MTU, global IPv4 addresses and default gateway of each interface.
+
+    Names in `optional` the host lacks are left out instead of failing; those in `ipoib`
+    also get their transport `mode`.
+    """
     links, routes = read_links(module)
     for name in names:
-        if name not in links:
+        if name not in links and name not in optional:
             module.fail_json(
                 msg=f"nics_interfaces names {name}, which this host does not have "
                 f"(it has: {', '.join(sorted(links))})"
             )
-    return {name: link_state(links, routes, name) for name in names}
+    state = {}
+    for name in names:
+        if name in links:
+            state[name] = link_state(links, routes, name)
+            if name in ipoib:
+                state[name]["mode"] = ipoib_mode(name)
+    return state
+
+
+def _mode_command(name, mode):
+    return ["ip", "link", "set", "dev", name, "type", "ipoib", "mode", mode]
 
 
 def plan(current, wanted, purge):
     """The iproute2 commands that turn `current` into `wanted`, in a safe order."""
     commands = []
     for nic in wanted:
+        if nic["name"] not in current:
+            continue  # an absent IPoIB interface (read_state's `optional`)
         name, now = nic["name"], current[nic["name"]]
-        if nic.get("mtu") and now["mtu"] != nic["mtu"]:
+        # The mode first: the kernel resets an IPoIB MTU when the mode changes.
+        mode = nic.get("ipoib_mode")
+        mode_changes = bool(mode and now.get("mode") and now["mode"] != mode)
+        if mode_changes:
+            commands.append(_mode_command(name, mode))
+        if nic.get("mtu") and (mode_changes or now["mtu"] != nic["mtu"]):
             commands.append(["ip", "link", "set", "dev", name, "mtu", str(nic["mtu"])])
         if not now["up"]:
             commands.append(["ip", "link", "set", "dev", name, "up"])
@@ -222,7 +273,10 @@ def restore_commands(saved, current):
         now = current.get(name)
         if now is None:
             continue
-        if then["mtu"] and now["mtu"] != then["mtu"]:
+        mode_changes = bool(then.get("mode") and now.get("mode") and now["mode"] != then["mode"])
+        if mode_changes:
+            commands.append(_mode_command(name, then["mode"]))
+        if then["mtu"] and (mode_changes or now["mtu"] != then["mtu"]):
             commands.append(["ip", "link", "set", "dev", name, "mtu", str(then["mtu"])])
         extra = [a for a in now["addresses"] if a not in then["addresses"]]
         for address in extra:
@@ -331,20 +385,21 @@ def roce_ports(sysfs="/sys/class/infiniband"):
     return ports
 
 
-def ifupdown_plan(names, directory, interfaces_text, ifstate, stanzas):
+def ifupdown_plan(names, directory, interfaces_text, ifstate, stanzas, absent=()):
     """What ifupdown needs besides the stanzas, as (description, action) pairs.
 
     The running interfaces were configured here, not by ifup, so ifupdown would think
     them down and its next `ifup -a` would fail on the existing address: they are
-    recorded as up exactly as ifup records them. Stanzas of interfaces that left the
-    inventory go, and /etc/network/interfaces must read the directory.
+    recorded as up exactly as ifup records them (not those `absent`, which were not
+    configured; their stanzas stay). Stanzas of interfaces that left the inventory go,
+    and /etc/network/interfaces must read the directory.
     """
     actions = []
     sources = {f"source {directory}/*", f"source-directory {directory}"}
     if not sources & {line.strip() for line in interfaces_text.splitlines()}:
         actions.append((f"add 'source {directory}/*' to /etc/network/interfaces", "source"))
     for name in names:
-        if f"{name}={name}" not in ifstate.splitlines():
+        if name not in absent and f"{name}={name}" not in ifstate.splitlines():
             actions.append((f"record {name} as up in /run/network/ifstate", ("ifstate", name)))
     wanted = {f"60-dlcluster-{name}" for name in names}
     for stanza in sorted(stanzas):
@@ -404,8 +459,13 @@ def validate(module, interfaces):
         if iface.network.prefixlen == 32 and "/" not in nic["address"]:
             module.fail_json(msg=f"{nic['name']}: address {nic['address']} needs a prefix length")
         nic["address"] = f"{iface.ip}/{iface.network.prefixlen}"
-        if nic.get("mtu") is not None and not 576 <= nic["mtu"] <= 9216:
-            module.fail_json(msg=f"{nic['name']}: mtu {nic['mtu']} is outside 576-9216")
+        high = (
+            IPOIB_MAX_MTU[nic.get("ipoib_mode") or "datagram"]
+            if nic.get("type") == "ipoib"
+            else 9216
+        )
+        if nic.get("mtu") is not None and not 576 <= nic["mtu"] <= high:
+            module.fail_json(msg=f"{nic['name']}: mtu {nic['mtu']} is outside 576-{high}")
 
 
 def _run_all(module, commands):
@@ -419,7 +479,8 @@ def rollback(module, state_file):
         return []
     with open(state_file, encoding="utf-8") as handle:
         saved = json.load(handle)
-    commands = restore_commands(saved, read_state(module, list(saved)))
+    ipoib = [name for name, state in saved.items() if "mode" in state]
+    commands = restore_commands(saved, read_state(module, list(saved), optional=ipoib, ipoib=ipoib))
     if not module.check_mode:
         _run_all(module, commands)
     return commands
@@ -438,6 +499,12 @@ def main():
                     "mtu": {"type": "int"},
                     "gateway": {"type": "str"},
                     "check": {"type": "list", "elements": "str", "default": []},
+                    "type": {
+                        "type": "str",
+                        "default": "ethernet",
+                        "choices": ["ethernet", "ipoib"],
+                    },
+                    "ipoib_mode": {"type": "str", "choices": ["datagram", "connected"]},
                 },
             },
             "apply": {"type": "bool", "default": True},
@@ -487,15 +554,25 @@ def main():
             **result,
         )
 
-    current = read_state(module, [nic["name"] for nic in interfaces])
-    commands = plan(current, interfaces, params["purge_addresses"]) if params["apply"] else []
+    ipoib = [nic["name"] for nic in interfaces if nic["type"] == "ipoib"]
+    current = read_state(module, [nic["name"] for nic in interfaces], optional=ipoib, ipoib=ipoib)
+    absent = [name for name in ipoib if name not in current]
+    for name in absent:
+        module.warn(
+            f"nics: IPoIB interface {name} is not on this host (no InfiniBand port, port in "
+            "Ethernet mode, or ib_ipoib not loaded): left alone now; its persistent "
+            "configuration is written where the renderer takes it without the device"
+        )
+    result["absent"] = absent
+    present = [nic for nic in interfaces if nic["name"] in current]
+    commands = plan(current, present, params["purge_addresses"]) if params["apply"] else []
     if commands and not module.check_mode:
         os.makedirs(os.path.dirname(params["state_file"]), mode=0o700, exist_ok=True)
         with open(params["state_file"], "w", encoding="utf-8") as handle:
             json.dump(current, handle, indent=2)
         before = link_state(links, routes, management) if management in links else None
         _run_all(module, commands)
-        failure = unreachable(module, interfaces, params["check_timeout"])
+        failure = unreachable(module, present, params["check_timeout"])
         if failure is None and before is not None:
             after_links, after_routes = read_links(module)
             if link_state(after_links, after_routes, management) != before:
@@ -518,6 +595,7 @@ def main():
             _read("/etc/network/interfaces"),
             _read("/run/network/ifstate"),
             glob.glob(os.path.join(directory, "60-dlcluster-*")),
+            absent=absent,
         )
         if bookkeeping and not module.check_mode:
             run_ifupdown(bookkeeping, directory)

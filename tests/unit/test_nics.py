@@ -104,3 +104,136 @@ def test_netplan_document_leaves_the_interfaces_it_was_given_unchanged():
 
 def test_no_interfaces_is_an_empty_netplan_document():
     assert nics.nics_netplan([]) == {"network": {"version": 2, "ethernets": {}}}
+
+
+# ---- IPoIB --------------------------------------------------------------------------------
+
+_RUNTIME_PATH = Path(__file__).resolve().parents[2] / "library" / "nic_runtime.py"
+_RUNTIME_SPEC = importlib.util.spec_from_file_location("nic_runtime", _RUNTIME_PATH)
+nic_runtime = importlib.util.module_from_spec(_RUNTIME_SPEC)
+_RUNTIME_SPEC.loader.exec_module(nic_runtime)
+
+IB0 = {"name": "ibp12s0", "address": "10.70.1.11/24", "type": "ipoib"}
+
+
+def test_an_ipoib_interface_gets_its_modes_largest_mtu_never_the_data_networks():
+    datagram, connected, ethernet = nics.nics_with_defaults(
+        [IB0, {**IB0, "name": "ibp18s0", "ipoib_mode": "connected"}, DGX1_1[0]], 9000
+    )
+    assert (datagram["ipoib_mode"], datagram["mtu"]) == ("datagram", 4092)
+    assert (connected["ipoib_mode"], connected["mtu"]) == ("connected", 65520)
+    assert ethernet["type"] == "ethernet" and "ipoib_mode" not in ethernet
+
+
+def test_an_entry_without_a_type_stays_ethernet_at_the_default_mtu():
+    (entry,) = nics.nics_with_defaults([{"name": "e0", "address": "10.0.0.1/24"}], 9000)
+    assert (entry["type"], entry["mtu"]) == ("ethernet", 9000)
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({**IB0, "mtu": 4093}, "ibp12s0: mtu 4093 is outside 576-4092 \\(IPoIB datagram mode\\)"),
+        (
+            {**IB0, "ipoib_mode": "connected", "mtu": 65521},
+            "mtu 65521 is outside 576-65520 \\(IPoIB connected mode\\)",
+        ),
+        ({**IB0, "ipoib_mode": "reliable"}, "ipoib_mode 'reliable' is not one of datagram"),
+        ({"name": "e0", "address": "10.0.0.1/24", "ipoib_mode": "datagram"}, "needs type: ipoib"),
+        ({"name": "e0", "address": "10.0.0.1/24", "type": "infiniband"}, "type 'infiniband'"),
+    ],
+)
+def test_bad_ipoib_entries_fail_naming_the_interface_and_value(entry, message):
+    with pytest.raises(Exception, match=message):
+        nics.nics_with_defaults([entry], 9000)
+
+
+def test_preflight_refuses_an_ipoib_mtu_above_its_mode():
+    problems = nics.nics_inventory_problems(["dgx-a100-1"], [[{**IB0, "mtu": 9000}]], 9000)
+    assert problems == [
+        "dgx-a100-1: nics_interfaces: ibp12s0: mtu 9000 is outside 576-4092 (IPoIB datagram mode)"
+    ]
+
+
+def test_the_runtime_view_of_an_ipoib_interface_carries_its_type_and_mode():
+    runtime = nics.nics_runtime(nics.nics_with_defaults([IB0, DGX1_1[0]], 9000))
+    assert runtime[0] == {
+        "name": "ibp12s0",
+        "address": "10.70.1.11/24",
+        "mtu": 4092,
+        "check": [],
+        "type": "ipoib",
+        "ipoib_mode": "datagram",
+    }
+    assert "type" not in runtime[1]
+
+
+def test_netplan_puts_ipoib_under_ethernets_with_its_infiniband_mode():
+    wanted = nics.nics_with_defaults([{**IB0, "ipoib_mode": "connected"}, DGX1_1[0]], 9000)
+    ethernets = nics.nics_netplan(wanted)["network"]["ethernets"]
+    assert ethernets["ibp12s0"] == {
+        "addresses": ["10.70.1.11/24"],
+        "mtu": 65520,
+        "infiniband-mode": "connected",
+    }
+    assert "infiniband-mode" not in ethernets["enp5s0"]
+
+
+IB_NOW = {"mtu": 2044, "addresses": [], "gateway": None, "up": True, "mode": "datagram"}
+
+
+def test_runtime_sets_the_ipoib_mode_before_the_mtu_the_kernel_resets():
+    wanted = [{**IB0, "mtu": 65520, "ipoib_mode": "connected"}]
+    commands = nic_runtime.plan({"ibp12s0": IB_NOW}, wanted, purge=True)
+    assert commands[:2] == [
+        ["ip", "link", "set", "dev", "ibp12s0", "type", "ipoib", "mode", "connected"],
+        ["ip", "link", "set", "dev", "ibp12s0", "mtu", "65520"],
+    ]
+
+
+def test_runtime_mode_change_reapplies_an_unchanged_mtu():
+    now = {**IB_NOW, "mtu": 4092, "mode": "connected"}
+    wanted = [{**IB0, "mtu": 4092, "ipoib_mode": "datagram"}]
+    commands = nic_runtime.plan({"ibp12s0": now}, wanted, purge=True)
+    assert ["ip", "link", "set", "dev", "ibp12s0", "mtu", "4092"] in commands
+
+
+def test_runtime_leaves_an_ipoib_interface_in_its_mode_alone():
+    now = {**IB_NOW, "mtu": 4092, "addresses": ["10.70.1.11/24"]}
+    wanted = [{**IB0, "mtu": 4092, "ipoib_mode": "datagram"}]
+    assert nic_runtime.plan({"ibp12s0": now}, wanted, purge=True) == []
+
+
+def test_runtime_plans_nothing_for_an_absent_ipoib_interface():
+    assert nic_runtime.plan({}, [{**IB0, "mtu": 4092, "ipoib_mode": "datagram"}], purge=True) == []
+
+
+def test_rollback_restores_the_ipoib_mode_first():
+    saved = {"ibp12s0": {**IB_NOW, "mtu": 4092}}
+    now = {**IB_NOW, "mtu": 65520, "mode": "connected"}
+    assert nic_runtime.restore_commands(saved, {"ibp12s0": now})[:2] == [
+        ["ip", "link", "set", "dev", "ibp12s0", "type", "ipoib", "mode", "datagram"],
+        ["ip", "link", "set", "dev", "ibp12s0", "mtu", "4092"],
+    ]
+
+
+def test_ifupdown_keeps_an_absent_ipoib_stanza_but_records_it_nowhere_as_up():
+    actions = nic_runtime.ifupdown_plan(
+        ["eth1", "ibp12s0"],
+        "/etc/network/interfaces.d",
+        "source /etc/network/interfaces.d/*\n",
+        "eth1=eth1\n",
+        [
+            "/etc/network/interfaces.d/60-dlcluster-eth1",
+            "/etc/network/interfaces.d/60-dlcluster-ibp12s0",
+        ],
+        absent=["ibp12s0"],
+    )
+    assert actions == []
+
+
+def test_the_ipoib_mode_is_read_from_sysfs(tmp_path):
+    (tmp_path / "ibp12s0").mkdir()
+    (tmp_path / "ibp12s0" / "mode").write_text("datagram\n")
+    assert nic_runtime.ipoib_mode("ibp12s0", str(tmp_path)) == "datagram"
+    assert nic_runtime.ipoib_mode("eth1", str(tmp_path)) is None

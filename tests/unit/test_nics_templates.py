@@ -107,3 +107,39 @@ def test_dgx1_1_netplan_has_the_gateway_on_one_port_only():
     }
     assert [name for name, cfg in ethernets.items() if "routes" in cfg] == ["enp132s0"]
     assert ethernets["enp5s0"] == {"addresses": ["10.55.5.231/24"], "mtu": 9000}
+
+
+def test_ipoib_stanza_comes_up_on_hotplug_with_its_mode_and_mtu():
+    (wanted,) = nics.nics_with_defaults(
+        [{"name": "ibp12s0", "address": "10.70.1.11/24", "type": "ipoib"}], 9000
+    )
+    assert _render("ifupdown.j2", item=wanted).splitlines()[1:] == [
+        "allow-hotplug ibp12s0",
+        "iface ibp12s0 inet static",
+        "    address 10.70.1.11",
+        "    netmask 255.255.255.0",
+        "    pre-up echo datagram > /sys/class/net/$IFACE/mode",
+        "    mtu 4092",
+    ]
+
+
+def test_netplan_file_gives_ipoib_its_mode_beside_the_ethernet_ports():
+    wanted = nics.nics_with_defaults(
+        [
+            {"name": "enp225s0f0", "address": "10.60.1.11/24", "mtu": 9000},
+            {
+                "name": "ibp12s0",
+                "address": "10.70.1.11/24",
+                "type": "ipoib",
+                "ipoib_mode": "connected",
+            },
+        ],
+        9000,
+    )
+    rendered = _render("netplan.yaml.j2", _nics_wanted=wanted)
+    assert rendered.startswith("# managed by dlcluster: nics\n")
+    ethernets = yaml.safe_load(rendered)["network"]["ethernets"]
+    assert ethernets == {
+        "enp225s0f0": {"addresses": ["10.60.1.11/24"], "mtu": 9000},
+        "ibp12s0": {"addresses": ["10.70.1.11/24"], "mtu": 65520, "infiniband-mode": "connected"},
+    }
