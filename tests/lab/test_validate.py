@@ -18,6 +18,8 @@ def test_validate_reports_every_check_and_skips_only_with_a_reason():
         "mtu",
         "mpi",
         "gpus",
+        "infiniband",
+        "nccl",
         "slurm",
         "apptainer",
         "iperf3",
@@ -49,7 +51,22 @@ def test_validate_reports_every_check_and_skips_only_with_a_reason():
     apptainer = [r for r in data["results"] if r["check"] == "apptainer"]
     assert {r["host"] for r in apptainer} == set(hosts)
     assert all("apptainer_source=none" in r["reason"] for r in apptainer), apptainer
+    # no HCA and no GPU in the lab: the InfiniBand check per server and the NCCL
+    # all-reduce are skipped, each saying what it found
+    infiniband = [r for r in data["results"] if r["check"] == "infiniband"]
+    assert {r["host"] for r in infiniband} == set(hosts), infiniband
+    assert all(
+        r["status"] == "skipped"
+        and r["reason"].startswith("no RDMA device on this host (ibv_devinfo: ")
+        for r in infiniband
+    ), infiniband
+    (nccl,) = [r for r in data["results"] if r["check"] == "nccl"]
+    assert nccl["status"] == "skipped" and "no GPU on" in nccl["reason"], nccl
+    assert nccl["reason"].endswith(": NCCL all-reduce not run"), nccl
+    assert all(h in nccl["reason"] for h in hosts), nccl
     report = (REPORT / "report.md").read_text()
+    assert "## InfiniBand HCA ports (ibstat, ibv_devinfo)" in report
+    assert "## NCCL all-reduce across the servers (nccl-tests)" in report
     assert "## Slurm: partitions, nodes, GPUs and a test job" in report
     assert "## Apptainer on the servers" in report
     assert "## Storage: reader per mount" in report

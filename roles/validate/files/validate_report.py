@@ -16,6 +16,8 @@ TITLES = {
     "mtu": "Data network: full-MTU reachability",
     "mpi": "MPI across the NGC containers",
     "gpus": "GPUs",
+    "infiniband": "InfiniBand HCA ports (ibstat, ibv_devinfo)",
+    "nccl": "NCCL all-reduce across the servers (nccl-tests)",
     "slurm": "Slurm: partitions, nodes, GPUs and a test job",
     "apptainer": "Apptainer on the servers",
     "iperf3": "Network throughput (iperf3)",
