@@ -56,6 +56,12 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "onefs_tiering_job_wait_timeout": (1, None),
     "onefs_tiering_policies[].idle_days": (1, None),
     "switches_timeout": (1, None),
+    "storage_fabric_vlan": (1, 4094),
+    "storage_fabric_mtu": (552, 9216),  # Cumulus Linux's interface MTU range
+    "ib_fabric_link_retries": (1, None),
+    "ib_fabric_link_delay": (0, None),
+    "rdma_subnet_manager_priority": (0, 15),
+    "rdma_reboot_timeout": (1, None),
     "switches_os10_access_vlan": (1, 4094),
     "validate_thresholds.iperf_gbps_min": (0, None),
     "validate_thresholds.reader_mbps_min": (0, None),
@@ -68,6 +74,10 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "validate_iperf_seconds": (1, None),
     "validate_iperf_streams": (1, 128),  # iperf3's --parallel limit
     "validate_ping_timeout": (1, None),
+    "validate_infiniband_rate": (0, None),
+    "validate_nccl_min_busbw_gbps": (0, None),
+    "validate_nccl_timeout": (1, None),
+    "validate_nccl_gpus_per_server": (0, None),
     "validate_fio_runtime": (1, None),
     "validate_fio_files_per_job": (1, None),
 }

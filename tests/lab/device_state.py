@@ -64,6 +64,14 @@ def snapshot() -> dict[str, Any]:
         # NCLU: what is committed (and so saved), and what is staged
         state["lab-sn3700 committed"] = conn.send_command("net show configuration commands")
         state["lab-sn3700 pending"] = conn.send_command("net pending")
+    with ConnectHandler(
+        device_type="cumulus_linux", host="127.0.0.1", port=22315, username="admin",
+        password=lab_password("switch"), ssh_strict=True, system_host_keys=False,
+        alt_host_keys=True, alt_key_file=str(ROOT / "lab" / ".state" / "known_hosts"),
+    ) as conn:  # fmt: skip
+        # NVUE: what is applied, and what is staged
+        state["lab-sn3700-2 applied"] = conn.send_command("nv config show -o commands")
+        state["lab-sn3700-2 pending"] = conn.send_command("nv config diff")
     return state
 
 

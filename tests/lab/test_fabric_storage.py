@@ -1,9 +1,12 @@
-"""The lab's SN3700 (Cumulus Linux 4.2.1, NCLU) after site.yml, read with netmiko's own
-cumulus_linux driver: the storage fabric's settings are committed (nothing pending),
-the cabled ports are up at their speeds and MTU, and the bond carries both members."""
+"""The lab's pair of SN3700 storage switches after site.yml, read with netmiko's own
+cumulus_linux driver: on lab-sn3700 (Cumulus Linux 4.2.1, NCLU) the storage fabric's
+settings are committed (nothing pending), the cabled ports are up at their speeds and MTU,
+and the bond carries both members; on lab-sn3700-2 (5.10, NVUE) the same plan is applied
+and saved, nothing is pending, and the ports run at the speeds of the hosts cabled to them."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -11,12 +14,11 @@ from conftest import ROOT, lab_password
 from netmiko import ConnectHandler
 
 
-@pytest.fixture(scope="module")
-def sn3700():
-    conn = ConnectHandler(
+def _connect(port: int):
+    return ConnectHandler(
         device_type="cumulus_linux",
         host="127.0.0.1",
-        port=22314,
+        port=port,
         username="admin",
         password=lab_password("switch"),
         ssh_strict=True,
@@ -24,6 +26,18 @@ def sn3700():
         alt_host_keys=True,
         alt_key_file=str(ROOT / "lab" / ".state" / "known_hosts"),
     )
+
+
+@pytest.fixture(scope="module")
+def sn3700():
+    conn = _connect(22314)
+    yield conn
+    conn.disconnect()
+
+
+@pytest.fixture(scope="module")
+def sn3700_nvue():
+    conn = _connect(22315)
     yield conn
     conn.disconnect()
 
@@ -45,3 +59,25 @@ def test_cabled_ports_are_up_at_their_speeds_and_mtu(sn3700):
     assert re.search(r"^UP\s+swp1\s+100G\s+9216\s", table, re.M), table
     assert re.search(r"^UP\s+swp21\s+40G\s+9216\s", table, re.M), table
     assert re.search(r"^UP\s+bond1\s", table, re.M), table
+
+
+def test_the_nvue_switch_runs_the_same_plan_applied_and_saved(sn3700_nvue):
+    assert "Cumulus Linux 5.10.0" in sn3700_nvue.send_command("nv show system -o json")
+    applied = sn3700_nvue.send_command("nv config show -o commands").splitlines()
+    for line in (
+        "nv set interface swp1 description lab-compute-1",
+        "nv set interface swp21 link mtu 9216",
+        "nv set interface swp1 bridge domain br_default access 100",
+    ):
+        assert line in applied, (line, applied)
+    assert sn3700_nvue.send_command("nv config diff").strip() == ""  # nothing pending
+
+
+def test_the_nvue_switch_ports_run_at_the_speeds_of_their_hosts(sn3700_nvue):
+    rows = json.loads(sn3700_nvue.send_command("nv show interface -o json"))
+    assert rows["swp1"]["link"]["oper-status"] == "up"
+    assert rows["swp1"]["link"]["speed"] == "100G" and rows["swp1"]["link"]["mtu"] == 9216
+    assert (
+        rows["swp21"]["link"]["speed"] == "40G" and rows["swp21"]["description"] == "lab-isilon-1"
+    )
+    assert rows["swp5"]["link"]["oper-status"] == "down"  # not cabled on this switch

@@ -27,6 +27,8 @@ BASE_INVENTORY = {
 }
 S5232 = {"switches_platform": "dell_os10", "switches_model": "S5232F-ON"}
 S7060 = {"switches_platform": "arista_eos", "switches_model": "7060CX2-32S"}
+SN3700 = {"switches_platform": "cumulus_linux", "switches_model": "SN3700"}
+QM8700 = {"switches_platform": "mellanox_mlnxos", "switches_model": "QM8700"}
 SECRETS = {
     "cluster_onefs_password": "x",
     "cluster_switch_password": "x",
@@ -468,6 +470,50 @@ PREFLIGHT_CASES = [
         "cluster_users: user alice has uid 100, below 1000 (the operating system's own range)",
     ),
     (
+        "storage_fabric_link_to_an_unknown_host",
+        {
+            "storage_fabric": {
+                "sn-1": {**SN3700, "storage_fabric_links": [{"port": "swp1", "host": "nobody"}]}
+            }
+        },
+        {},
+        "sn-1: swp1: host 'nobody' is not in the inventory",
+    ),
+    (
+        "storage_fabric_link_on_a_port_the_sn3700_lacks",
+        {
+            "storage_fabric": {
+                "sn-1": {**SN3700, "storage_fabric_links": [{"port": "swp40", "host": "gpu-1"}]}
+            }
+        },
+        {},
+        "sn-1: switches_cumulus_interfaces[0].name: 'swp40' is not an interface of the SN3700",
+    ),
+    (
+        "ib_fabric_without_a_subnet_manager",
+        {
+            "ib_fabric": {
+                "qm-1": {
+                    **QM8700,
+                    "ib_fabric_links": [{"port": "1/1", "host": "gpu-1", "hca": "mlx5_0"}],
+                }
+            }
+        },
+        {},
+        "cluster_ib_subnet_managers is empty: an InfiniBand fabric needs a subnet manager",
+    ),
+    (
+        "ib_fabric_two_subnet_managers_at_one_priority",
+        {"ib_fabric": {"qm-1": {**QM8700}}},
+        {
+            "cluster_ib_subnet_managers": [
+                {"host": "qm-1", "priority": 15},
+                {"host": "gpu-1", "priority": 15},
+            ]
+        },
+        "cluster_ib_subnet_managers: qm-1 and gpu-1 share priority 15",
+    ),
+    (
         "launch_env_as_a_list",
         {},
         {"ngc_container_launch_env": ["NCCL_DEBUG=INFO"]},
@@ -634,8 +680,8 @@ ROLE_CASES = [
         "validate_check_unknown",
         "validate",
         {"validate_checks": ["speed"]},
-        "value of validate_checks must be one or more of: data_network, mpi, gpus, slurm, network, "
-        "storage, sizing, benchmark, portal. Got no match for: speed",
+        "value of validate_checks must be one or more of: data_network, mpi, gpus, infiniband, "
+        "nccl, slurm, network, storage, sizing, benchmark, portal. Got no match for: speed",
     ),
     (
         "validate_workload_unknown",

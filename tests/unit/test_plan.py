@@ -310,11 +310,19 @@ def test_dgxa100_plan_follows_seed_002_tables(plans):
         assert "net add interface swp1 link speed 200000" in lines
         assert "net add interface swp21 link speed 40000" in lines
         assert sum(line.endswith(" mtu 9216") for line in lines) == 8
+        # planned from the links: each port named after the host on its cable, one VLAN
+        assert "net add interface swp4 alias dgx-a100-4" in lines
+        assert "net add interface swp24 bridge access 100" in lines
+        # the same plan for a switch found on Cumulus Linux 5.x, in NVUE
+        nvue = _lines(plan / "switches" / f"{switch}.nvue.cfg")
+        assert "nv set interface swp1 link speed 200G" in nvue
+        assert "nv set interface swp21 link mtu 9216" in nvue
     # Table 1's two QM8700: each server's HDR ports at HDR, the subnet manager on one
     first = _lines(plan / "switches" / "qm8700-1.cfg")
     second = _lines(plan / "switches" / "qm8700-2.cfg")
     assert [f"interface ib 1/{n} speed hdr" for n in range(1, 17)] == first[:16] == second[:16]
     assert "ib sm" in first and "ib sm" not in second
+    assert not any("module-type" in line or "shutdown" in line for line in first + second)
     change = yaml.safe_load((plan / "onefs" / "change-set.yml").read_text())
     tiers = [c for c in change["changes"] if c["object"] == "tier"]
     assert tiers == [{"object": "tier", "name": "f800-tier", "action": "create",
