@@ -182,12 +182,7 @@ def storage_fabric_input_problems(
         own = storage_fabric_problems(
             values["storage_fabric_links"], groups, values["storage_fabric_speeds"], host
         )
-        for name in CUMULUS_VARIABLES.values():
-            if hostvars[host].get(name):
-                own.append(
-                    f"{host}: {name} is set, but the storage fabric plans this switch from"
-                    " storage_fabric_links; drop one"
-                )
+        own += fabric_override_problems(hostvars[host], host, "storage")
         problems += own
         if own:
             continue
@@ -400,12 +395,7 @@ def ib_fabric_input_problems(
         own = ib_fabric_problems(
             values["ib_fabric_links"], values["ib_fabric_split_ports"], known, host
         )
-        for name in MLNXOS_VARIABLES.values():
-            if name in hostvars[host]:
-                own.append(
-                    f"{host}: {name} is set, but the InfiniBand fabric plans this switch from"
-                    " ib_fabric_links and cluster_ib_subnet_managers; drop one"
-                )
+        own += fabric_override_problems(hostvars[host], host, "ib")
         problems += own
         if own:
             continue
@@ -429,9 +419,36 @@ def ib_fabric_input_problems(
     return problems
 
 
+# fabric -> (the switches role's variables its plan sets, where the plan comes from)
+_FABRIC_OWNED = {
+    "storage": (
+        CUMULUS_VARIABLES,
+        "the storage fabric plans this switch from storage_fabric_links",
+    ),
+    "ib": (
+        MLNXOS_VARIABLES,
+        "the InfiniBand fabric plans this switch from ib_fabric_links and"
+        " cluster_ib_subnet_managers",
+    ),
+}
+
+
+def fabric_override_problems(host_vars: Mapping[str, Any], host: str, fabric: str) -> list[str]:
+    """A fabric switch whose inventory or command line also sets one of the switches
+    role's inputs the fabric plans. From the inventory the plan would win (include_role
+    vars outrank it); from `-e` the value would win over the plan: refused either way."""
+    variables, source = _FABRIC_OWNED[fabric]
+    return [
+        f"{host}: {name} is set, but {source}; drop one"
+        for name in variables.values()
+        if name in host_vars
+    ]
+
+
 class FilterModule:
     def filters(self):
         return {
+            "fabric_override_problems": fabric_override_problems,
             "storage_fabric_plan": storage_fabric_plan,
             "storage_fabric_problems": storage_fabric_problems,
             "storage_fabric_input_problems": storage_fabric_input_problems,

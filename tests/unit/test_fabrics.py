@@ -101,6 +101,26 @@ def test_storage_preflight_runs_the_switch_checks_on_the_plan():
     assert "drop one" in fabrics.storage_fabric_input_problems(["sn-1"], both, GROUPS, defaults)[0]
 
 
+@pytest.mark.parametrize(
+    ("fabric", "given", "expected"),
+    [
+        ("storage", {"switches_cumulus_bonds": []}, ["sn-1: switches_cumulus_bonds is set"]),
+        # a `-e switches_mlnxos_subnet_manager=false` would turn the planned SM off
+        (
+            "ib",
+            {"switches_mlnxos_subnet_manager": "false"},
+            ["sn-1: switches_mlnxos_subnet_manager"],
+        ),
+        ("ib", {"switches_cumulus_bonds": []}, []),  # not this fabric's platform
+        ("storage", {"switches_model": "SN3700", "storage_fabric_links": []}, []),
+    ],
+)
+def test_a_planned_switches_input_also_given_is_refused(fabric, given, expected):
+    problems = fabrics.fabric_override_problems(given, "sn-1", fabric)
+    assert [p[: len(e)] for p, e in zip(problems, expected, strict=True)] == expected
+    assert all(p.endswith("; drop one") for p in problems)
+
+
 def test_ib_links_become_speeds_splits_and_the_subnet_manager():
     links = [{"port": "1/1", "host": "gpu-1", "hca": "mlx5_0"},
              {"port": "1/40/1", "host": "gpu-2", "hca": "mlx5_0"}]  # fmt: skip
