@@ -115,9 +115,10 @@ def _interfaces_text(model: Any) -> str:
         text += " unless broken out)" if group.breakouts else ")"
         parts.append(text)
         if group.breakouts:
+            maps = [mode for mode in group.breakouts if mode != group.native]
             parts.append(
                 group.subport.format(n="N", sub="M")
-                + f" once N is broken out to a map other than {group.native}"
+                + f" once N is broken out ({', '.join(maps)})"
             )
     return ", ".join(parts)
 

@@ -263,3 +263,8 @@ def test_cumulus_breakout_sub_ports_count_from_zero_and_bond_members_are_checked
     assert len(problems) == 2, problems
     assert problems[0].startswith("sn-1: switches_cumulus_interfaces[1].name: 'swp31' is not")
     assert problems[1].startswith("sn-1: switches_cumulus_bonds[0].slaves: 'swp33' is not")
+    # the SN3700 has no native map: the message lists the maps that make sub-ports
+    assert problems[1].endswith(
+        "(interfaces: swpN (N 1-32 unless broken out), swpNsM once N is broken out"
+        " (2x100G, 4x50G, 4x25G, 4x10G))"
+    )
