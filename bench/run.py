@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import importlib.util
 import json
 import os
 import platform
@@ -69,6 +70,67 @@ def compute_host(index: int) -> tuple[str, dict[str, Any]]:
     }
 
 
+_FRONT_PANEL = re.compile(r"^(?P<prefix>\D*(?:\d+/)?)(?P<n>\d+)(?:[s/]\d+)?$")
+
+
+def _front_panel(port: str) -> tuple[str, int]:
+    """`swp9s0` -> ("swp", 9), `1/40/2` -> ("1/", 40): the name's prefix and the
+    front-panel number (a sub-port counts as its port)."""
+    match = _FRONT_PANEL.match(str(port))
+    if match is None:
+        raise ValueError(f"bench: cannot read the front-panel port of {port!r}")
+    return match["prefix"], int(match["n"])
+
+
+def _model_ports(model: str) -> range:
+    """The front-panel numbers of a switch model, from the project's port model table."""
+    name = "_bench_switch_config"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            name, ROOT / "module_utils" / "switch_config.py"
+        )
+        sys.modules[name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[name])
+    groups = sys.modules[name].MODELS[model].groups
+    return range(min(g.first for g in groups), max(g.last for g in groups) + 1)
+
+
+def cable_compute_nodes(inventory: dict[str, Any], compute: list[str]) -> None:
+    """Cable the fabrics for these compute nodes: each fabric switch (storage_fabric,
+    ib_fabric) drops its links to lab compute nodes the bench does not run and gains one
+    for each new node, on the next front-panel port no other link or split uses, shaped
+    like the lab's first compute link there (same fields, e.g. the HCA); the switch's
+    lab cabling follows, so the new links come up and the dropped ports go dark."""
+    switches = inventory["all"]["children"]["switches"]
+    fabrics = {"storage_fabric": "storage_fabric_links", "ib_fabric": "ib_fabric_links"}
+    for group, key in fabrics.items():
+        for name, settings in ((switches["children"].get(group) or {}).get("hosts") or {}).items():
+            links = settings.get(key) or []
+            ours = [link for link in links if str(link["host"]).startswith("lab-compute-")]
+            if not ours:
+                continue
+            device = switches["hosts"][name]
+            prefix, _ = _front_panel(ours[0]["port"])
+            kept = [link for link in links if link not in ours or link["host"] in compute]
+            dropped = {_front_panel(link["port"])[1] for link in links if link not in kept}
+            used = {_front_panel(link["port"])[1] for link in kept}
+            used |= {_front_panel(port)[1] for port in settings.get("ib_fabric_split_ports", [])}
+            free = iter(n for n in _model_ports(device["switches_model"]) if n not in used)
+            linked = {link["host"] for link in kept}
+            added = []
+            for host in compute:
+                if host not in linked:
+                    number = next(free, None)
+                    if number is None:
+                        raise ValueError(f"bench: {name} has no free port for {host}")
+                    added.append({**ours[0], "port": f"{prefix}{number}", "host": host})
+            settings[key] = kept + added
+            cabled = set(device.get("lab_switch_cabling") or []) - (dropped - used)
+            device["lab_switch_cabling"] = sorted(
+                cabled | {_front_panel(link["port"])[1] for link in added}
+            )
+
+
 def write_inventory(nodes: int) -> Path:
     """inventories/lab with N compute nodes, in .cache/bench/inventory-N.
 
@@ -82,6 +144,7 @@ def write_inventory(nodes: int) -> Path:
         name, settings = compute_host(index)
         hosts[name] = {**(lab_hosts.get(name) or {}), **settings}
     inventory["all"]["children"]["compute"]["hosts"] = hosts
+    cable_compute_nodes(inventory, list(hosts))
     directory = WORK / f"inventory-{nodes}"
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "hosts.yml").write_text(yaml.safe_dump(inventory, sort_keys=False))

@@ -59,6 +59,37 @@ def test_sixteen_nodes_clash_with_no_other_lab_address_or_port(work):
     )
 
 
+@pytest.mark.parametrize("nodes", [2, 16])
+def test_the_fabrics_are_cabled_for_exactly_the_bench_compute_nodes(work, nodes):
+    inventory = yaml.safe_load((bench.write_inventory(nodes) / "hosts.yml").read_text())
+    compute = set(inventory["all"]["children"]["compute"]["hosts"])
+    switches = inventory["all"]["children"]["switches"]
+    lab = yaml.safe_load((ROOT / "inventories" / "lab" / "hosts.yml").read_text())
+    lab_switches = lab["all"]["children"]["switches"]
+    for group in ("storage_fabric", "ib_fabric"):
+        key = f"{group}_links"
+        for name, settings in switches["children"][group]["hosts"].items():
+            links = settings[key]
+            ports = [bench._front_panel(link["port"])[1] for link in links]
+            assert len(set(ports)) == len(ports), (name, links)
+            hosts = [link["host"] for link in links]
+            assert {h for h in hosts if h.startswith("lab-compute-")} == compute
+            # every other link is the lab's own, unchanged
+            lab_links = lab_switches["children"][group]["hosts"][name][key]
+            assert [link for link in links if not link["host"].startswith("lab-compute-")] == [
+                link for link in lab_links if not link["host"].startswith("lab-compute-")
+            ]
+            splits = {bench._front_panel(p)[1] for p in settings.get("ib_fabric_split_ports", [])}
+            assert not splits & set(ports)
+            model = switches["hosts"][name]["switches_model"]
+            assert set(ports) <= set(bench._model_ports(model))
+            # a new node's link has the lab's compute link fields (the IB links their HCA)
+            assert all(link.get("hca") == "mlx5_0" for link in links if group == "ib_fabric")
+            # the lab cables each link's port and no port of a node the bench dropped (the
+            # lab's fabric switches have a cable on exactly their linked ports)
+            assert set(switches["hosts"][name]["lab_switch_cabling"]) == set(ports), name
+
+
 def test_the_floor_runs_each_host_as_many_pings_as_it_executed(work):
     stats = {
         "lab-compute-1": {"executed": 3},
