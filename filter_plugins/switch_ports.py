@@ -117,8 +117,7 @@ def _interfaces_text(model: Any) -> str:
         if group.breakouts:
             maps = [mode for mode in group.breakouts if mode != group.native]
             parts.append(
-                group.subport.format(n="N", sub="M")
-                + f" once N is broken out ({', '.join(maps)})"
+                group.subport.format(n="N", sub="M") + f" once N is broken out ({', '.join(maps)})"
             )
     return ", ".join(parts)
 
