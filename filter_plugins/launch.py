@@ -23,7 +23,8 @@ _STAND_IN = re.compile(r"^(?:\[[0-9,]+\]<stdout>:)?\s*(stand-in workload: .*)$",
 def docker_run_argv(settings: dict[str, Any]) -> list[str]:
     """`docker run -d ...` for a container described by the keys the role passes to
     docker_container: name, image, command, network_mode, shm_size, ulimits
-    ("name:soft:hard"), privileged, restart_policy, volumes, env, gpus (bool), labels."""
+    ("name:soft:hard"), privileged, restart_policy, volumes, devices, capabilities, env,
+    gpus (bool), labels."""
     argv = ["docker", "run", "-d", "--name", str(settings["name"])]
     if settings.get("restart_policy"):
         argv += ["--restart", str(settings["restart_policy"])]
@@ -38,6 +39,10 @@ def docker_run_argv(settings: dict[str, Any]) -> list[str]:
         argv.append("--privileged")
     if settings.get("gpus"):
         argv += ["--gpus", "all"]
+    for device in settings.get("devices") or []:
+        argv += ["--device", str(device)]
+    for capability in settings.get("capabilities") or []:
+        argv += ["--cap-add", str(capability)]
     for volume in settings.get("volumes") or []:
         argv += ["-v", str(volume)]
     for key, value in sorted((settings.get("env") or {}).items()):

@@ -41,6 +41,15 @@ def rdma_ucx_net_devices(hcas: Sequence[Mapping[str, Any]]) -> str:
     return ",".join(_device_ports(hcas))
 
 
+def rdma_hca_env(hcas: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """NCCL_IB_HCA and UCX_NET_DEVICES naming exactly these HCA ports, as one mapping for
+    an MPI launch's `-x` list; {} without HCAs, so NCCL and UCX keep their own choice
+    rather than being handed an empty device list."""
+    if not hcas:
+        return {}
+    return {"NCCL_IB_HCA": rdma_nccl_ib_hca(hcas), "UCX_NET_DEVICES": rdma_ucx_net_devices(hcas)}
+
+
 def _int(value: Any) -> int | None:
     """An int as Ansible would convert it (a bool is not one); None when it is not."""
     if isinstance(value, bool):
@@ -150,6 +159,7 @@ class FilterModule:
 
     def filters(self) -> dict[str, Any]:
         return {
+            "rdma_hca_env": rdma_hca_env,
             "rdma_nccl_ib_hca": rdma_nccl_ib_hca,
             "rdma_ucx_net_devices": rdma_ucx_net_devices,
             "rdma_problems": rdma_problems,

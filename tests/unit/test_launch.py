@@ -97,3 +97,14 @@ def test_round_robin_reads_the_mount_list_with_its_address_comments(tmp_path):
     assert result.stdout.split() == [
         "python", "-u", "x.py", "--data_dir=/mnt/isilon2/data/imagenet-scratch/tfrecords"
     ]  # fmt: skip
+
+
+def test_docker_run_passes_the_rdma_devices_and_memory_locking_where_asked():
+    settings = {"name": "tf", "image": "img", "command": ["sshd"]}
+    argv = launch.docker_run_argv(
+        {**settings, "devices": ["/dev/infiniband:/dev/infiniband"], "capabilities": ["IPC_LOCK"]}
+    )
+    joined = " ".join(argv)
+    assert "--device /dev/infiniband:/dev/infiniband --cap-add IPC_LOCK img sshd" in joined
+    plain = " ".join(launch.docker_run_argv({**settings, "devices": [], "capabilities": []}))
+    assert "--device" not in plain and "--cap-add" not in plain

@@ -201,6 +201,10 @@ def test_dss8440_container_runs_with_seed_000_docker_options(plans):
                  "/usr/sbin/sshd"):  # fmt: skip
         assert part in run, part
     assert "nvcr.io/dlcluster" not in run
+    # no compute HCAs in the inventory: no RDMA devices and no NCCL_IB_HCA/UCX list derived
+    assert "/dev/infiniband" not in run and "IPC_LOCK" not in run
+    launch = (plans["dss8440"][0] / "servers" / "mpi-launch.sh").read_text()
+    assert "UCX_NET_DEVICES" not in launch
 
 
 # ---- seed 001 (DGX-1) --------------------------------------------------------------------
@@ -302,8 +306,12 @@ def test_dgxa100_plan_follows_seed_002_tables(plans):
     launch = (plan / "servers" / "mpi-launch.sh").read_text().splitlines()[-1]
     hosts = ",".join(f"dgx-a100-{n}:8" for n in range(1, 5))
     assert launch.startswith(f"mpirun --n 32 --allow-run-as-root --host {hosts} ")
-    # the compute HCAs by exact name, the storage ones left out
+    # the compute HCAs by exact name, the storage ones left out, for NCCL and UCX alike,
+    # from cluster_ib_compute_hcas; the containers reach the HCAs' device files
     assert "-x NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_6:1,mlx5_7:1," in launch
+    assert "-x UCX_NET_DEVICES=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_6:1,mlx5_7:1," in launch
+    assert launch.count("NCCL_IB_HCA") == 1
+    assert " --device /dev/infiniband:/dev/infiniband --cap-add IPC_LOCK " in run
     # Table 1's two SN3700: MTU 9216, the DGX A100 at 200G, the F800 nodes at 40G
     for switch in ("sn3700-1", "sn3700-2"):
         lines = _lines(plan / "switches" / f"{switch}.cfg")

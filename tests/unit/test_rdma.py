@@ -44,11 +44,11 @@ DGX_A100_HCAS = [
 # ---- NCCL / UCX device strings ------------------------------------------------------------
 
 
-def test_nccl_ib_hca_names_the_dgx_a100_compute_hcas_exactly_as_the_example_site_does():
+def test_nccl_ib_hca_names_the_example_sites_dgx_a100_compute_hcas_exactly():
     site = yaml.safe_load(
-        (ROOT / "inventories" / "dgxa100" / "group_vars" / "compute" / "workload.yml").read_text()
+        (ROOT / "inventories" / "dgxa100" / "group_vars" / "compute" / "infiniband.yml").read_text()
     )
-    assert rdma.rdma_nccl_ib_hca(DGX_A100_HCAS) == site["ngc_container_launch_env"]["NCCL_IB_HCA"]
+    assert site["cluster_ib_compute_hcas"] == DGX_A100_HCAS
     assert rdma.rdma_nccl_ib_hca(DGX_A100_HCAS) == (
         "=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_6:1,mlx5_7:1,mlx5_8:1,mlx5_9:1"
     )
@@ -56,6 +56,15 @@ def test_nccl_ib_hca_names_the_dgx_a100_compute_hcas_exactly_as_the_example_site
 
 def test_ucx_net_devices_lists_the_same_ports_without_nccls_exact_match_sign():
     assert rdma.rdma_ucx_net_devices(DGX_A100_HCAS[:2]) == "mlx5_0:1,mlx5_1:1"
+
+
+def test_hca_env_gives_nccl_and_ucx_the_same_ports_and_nothing_without_hcas():
+    assert rdma.rdma_hca_env([{"name": "mlx5_0"}, {"name": "mlx5_6", "port": 1}]) == {
+        "NCCL_IB_HCA": "=mlx5_0:1,mlx5_6:1",
+        "UCX_NET_DEVICES": "mlx5_0:1,mlx5_6:1",
+    }
+    # no empty NCCL_IB_HCA= handed to the ranks: NCCL and UCX keep their own choice
+    assert rdma.rdma_hca_env([]) == {} and rdma.rdma_hca_env(None) == {}
 
 
 def test_a_port_defaults_to_one_and_no_hca_leaves_the_choice_to_nccl_and_ucx():
