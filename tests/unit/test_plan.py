@@ -311,7 +311,8 @@ def test_dgxa100_plan_follows_seed_002_tables(plans):
     assert "-x NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_6:1,mlx5_7:1," in launch
     assert "-x UCX_NET_DEVICES=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_6:1,mlx5_7:1," in launch
     assert launch.count("NCCL_IB_HCA") == 1
-    assert " --device /dev/infiniband:/dev/infiniband --cap-add IPC_LOCK " in run
+    # the capability as the engine records it, which the container task asks for too
+    assert " --device /dev/infiniband:/dev/infiniband --cap-add CAP_IPC_LOCK " in run
     # Table 1's two SN3700: MTU 9216, the DGX A100 at 200G, the F800 nodes at 40G
     for switch in ("sn3700-1", "sn3700-2"):
         lines = _lines(plan / "switches" / f"{switch}.cfg")
