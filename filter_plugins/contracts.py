@@ -14,6 +14,7 @@ keys in MAP_VALUES.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -172,6 +173,13 @@ def check_options(values: Mapping[str, Any], options: Mapping[str, Any], path: s
     return problems
 
 
+@functools.cache
+def _yaml(path: Path) -> Any:
+    """A project file's YAML (playbooks, role meta), read once per process (a run does
+    not change the project under it), with libyaml's parser where PyYAML has it."""
+    return yaml.load(path.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
 def _included_roles(tasks: Sequence[Any]) -> list[str]:
     """Roles a play's tasks include or import (blocks included)."""
     roles = []
@@ -190,7 +198,7 @@ def _plays(root: Path) -> list[tuple[list[str], list[str]]]:
     """(host patterns, roles) of each play of the playbooks under root/playbooks."""
     plays = []
     for playbook in sorted((root / "playbooks").glob("*.yml")):
-        for play in yaml.safe_load(playbook.read_text()) or []:
+        for play in _yaml(playbook) or []:
             if not isinstance(play, dict) or "hosts" not in play:
                 continue
             hosts = play["hosts"]
@@ -204,7 +212,7 @@ def _plays(root: Path) -> list[tuple[list[str], list[str]]]:
 def _dependencies(root: Path, role: str) -> list[str]:
     """The roles a role lists in meta/main.yml (e.g. `cluster`), which run where it runs."""
     path = root / "roles" / role / "meta" / "main.yml"
-    meta = yaml.safe_load(path.read_text()) if path.exists() else None
+    meta = _yaml(path) if path.exists() else None
     return [
         d if isinstance(d, str) else d.get("role", d.get("name"))
         for d in (meta or {}).get("dependencies") or []
@@ -229,7 +237,7 @@ def _contract(root: Path, role: str) -> dict[str, Any]:
     if not path.exists():
         return {}
     options: dict[str, Any] = {}
-    for entry in yaml.safe_load(path.read_text())["argument_specs"].values():
+    for entry in _yaml(path)["argument_specs"].values():
         options.update(entry.get("options") or {})
     return options
 
@@ -267,11 +275,16 @@ def role_contract_problems(
     the hosts named; a secret's value is never shown.
     """
     found: dict[str, list[str]] = {}
+    # hostvars[host] works out all of a host's variables (its cached facts read again)
+    # each time it is asked: once per host, not once per option
+    host_vars: dict[str, Any] = {}
     for role, hosts in role_hosts(root, groups).items():
         options = _contract(Path(root), role)
         for host in hosts:
+            if host not in host_vars:
+                host_vars[host] = hostvars[host]
             for name, spec in options.items():
-                present, value = _value(hostvars[host], name)
+                present, value = _value(host_vars[host], name)
                 if not present or value is None:
                     continue
                 for problem in check_value(value, spec, name):
