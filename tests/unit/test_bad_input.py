@@ -2,9 +2,11 @@
 
 Each case runs preflight against an inventory (the lab's or a small one written here)
 or a role's own argument checks in a play on the control host alone, and asserts the
-exact message. Nothing here connects to a lab device, a switch, an API or an example
-site: the only hosts are written into throwaway inventories and never contacted,
-because each case fails in its first, local step.
+exact message. Cases of the same small inventory share preflight runs where their
+variables do not overlap (preflight reports every problem before it fails). Nothing
+here connects to a lab device, a switch, an API or an example site: the only hosts are
+written into throwaway inventories and never contacted, because each case fails in its
+first, local step.
 """
 
 from __future__ import annotations
@@ -522,17 +524,89 @@ PREFLIGHT_CASES = [
 ]
 
 
+# The Isilon mount plan is checked by preflight's second play, which runs only when the
+# first one found nothing: these cases never share a run with a first-play case.
+MOUNT_PLAN_CASES = frozenset(
+    {
+        "one_mount_per_address",
+        "nfs_option_not_a_number",
+        "nfs_option_out_of_range",
+        "nfs_option_unknown_protocol",
+        "default_mount_over_a_data_mount",
+    }
+)
+
+
+def shared_runs(cases: list[tuple]) -> list[list[tuple]]:
+    """Cases of the base inventory grouped into as few preflight runs as hold them.
+
+    Preflight reports every problem it finds before it fails, so one run can carry
+    several bad values: a run's cases set no variable in common (each keeps its value)
+    and are found by the same play. Each case's message must still appear in its run's
+    output; one that hides another's shows as that case failing.
+    """
+    runs: list[list[tuple]] = []
+    for case in cases:
+        phase = case[0] in MOUNT_PLAN_CASES
+        for run in runs:
+            taken = {name for other in run for name in other[2]}
+            if (run[0][0] in MOUNT_PLAN_CASES) == phase and not taken & set(case[2]):
+                run.append(case)
+                break
+        else:
+            runs.append([case])
+    return runs
+
+
+def shared_values(run: list[tuple]) -> dict:
+    """The variables of every case of one shared run."""
+    return {name: value for case in run for name, value in case[2].items()}
+
+
+@pytest.fixture(scope="module")
+def base_inventory_runs(tmp_path_factory):
+    """Preflight's output for a base-inventory case, from its shared run (run once)."""
+    runs = shared_runs([case for case in PREFLIGHT_CASES if not case[1]])
+    run_of = {case[0]: index for index, run in enumerate(runs) for case in run}
+    done: dict[int, subprocess.CompletedProcess[str]] = {}
+
+    def result_for(name: str) -> subprocess.CompletedProcess[str]:
+        index = run_of[name]
+        if index not in done:
+            path = tmp_path_factory.mktemp(f"shared-run-{index}")
+            inventory = _inventory(path, BASE_INVENTORY, shared_values(runs[index]))
+            done[index] = _run("-i", str(inventory), "playbooks/preflight.yml")
+        return done[index]
+
+    return result_for
+
+
 @pytest.mark.parametrize(
-    ("groups", "group_vars", "message"),
-    [case[1:] for case in PREFLIGHT_CASES],
+    ("name", "groups", "group_vars", "message"),
+    PREFLIGHT_CASES,
     ids=[case[0] for case in PREFLIGHT_CASES],
 )
-def test_preflight_refuses(tmp_path, groups, group_vars, message):
-    inventory = _inventory(tmp_path, {**BASE_INVENTORY, **groups}, group_vars)
-    result = _run("-i", str(inventory), "playbooks/preflight.yml")
+def test_preflight_refuses(tmp_path, base_inventory_runs, name, groups, group_vars, message):
+    if groups:
+        inventory = _inventory(tmp_path, {**BASE_INVENTORY, **groups}, group_vars)
+        result = _run("-i", str(inventory), "playbooks/preflight.yml")
+    else:
+        result = base_inventory_runs(name)
     assert result.returncode != 0
     assert message in _flat(result)
     assert "changed=1" not in _flat(result)
+
+
+def test_shared_runs_keep_each_value_and_the_plan_cases_apart():
+    cases = [case for case in PREFLIGHT_CASES if not case[1]]
+    runs = shared_runs(cases)
+    assert sorted(case[0] for run in runs for case in run) == sorted(c[0] for c in cases)
+    assert len(runs) < len(cases) / 3  # what sharing is for
+    for run in runs:
+        names = [name for case in run for name in case[2]]
+        assert len(names) == len(set(names)), names
+        assert len({case[0] in MOUNT_PLAN_CASES for case in run}) == 1
+    assert {case[0] for case in cases} >= MOUNT_PLAN_CASES
 
 
 # Values given with -e are strings, and play keywords (serial, max_fail_percentage) take
