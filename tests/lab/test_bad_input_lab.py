@@ -9,17 +9,14 @@ log of writes, the switches' running and startup configurations.
 from __future__ import annotations
 
 import json
-import os
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 from conftest import ROOT, run_playbook
 from device_state import differences, snapshot
 
 sys.path.insert(0, str(ROOT / "tests" / "unit"))
-from test_bad_input import PREFLIGHT_CASES
+from test_bad_input import PREFLIGHT_CASES, shared_runs, shared_values
 
 # Cases that fit the lab as they are written for the table's one-server inventory;
 # the others depend on its host count or its hosts' own variables.
@@ -35,28 +32,27 @@ def _expected(message: str) -> str:
     return rest if prefix.startswith(("gpu-1", "isilon-1")) else message
 
 
-def _problem(case: tuple[str, Any, dict[str, Any], str], tmp_path: Path) -> str | None:
-    """site.yml with one case's values: None when it failed in its first play, naming them."""
-    name, _groups, extra_vars, message = case
-    values = tmp_path / f"{name}.json"
-    values.write_text(json.dumps(extra_vars))
-    result = run_playbook("site.yml", "-e", f"@{values}")
-    output = " ".join((result.stdout + result.stderr).split())
-    if result.returncode == 0 or _expected(message) not in output:
-        return f"{name}: rc {result.returncode}, expected {_expected(message)!r}"
-    if "PLAY [Configure the data switches]" in output:
-        return f"{name}: the run went past the early phase"
-    return None
-
-
 def test_every_bad_value_fails_the_first_play_and_no_device_changes(tmp_path: Path):
     cases = [c for c in PREFLIGHT_CASES if not c[1] and c[0] not in NOT_ON_THE_LAB]
     assert len(cases) >= 25
     before = snapshot()
-    # Each run stops in the first play, on the control host, before any device is
-    # contacted: the runs are independent and go side by side, one per core (a run is
-    # CPU-bound on one core for most of its time).
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        wrong = [p for p in pool.map(lambda case: _problem(case, tmp_path), cases) if p]
+    wrong = []
+    # Preflight reports every problem before it fails: the cases share runs as the
+    # table's own test groups them, and each one's message must appear in its run.
+    for index, run in enumerate(shared_runs(cases)):
+        values = tmp_path / f"run-{index}.json"
+        values.write_text(json.dumps(shared_values(run)))
+        result = run_playbook("site.yml", "-e", f"@{values}")
+        output = " ".join((result.stdout + result.stderr).split())
+        names = ", ".join(case[0] for case in run)
+        if result.returncode == 0:
+            wrong.append(f"{names}: the run succeeded")
+        if "PLAY [Configure the data switches]" in output:
+            wrong.append(f"{names}: the run went past the early phase")
+        wrong += [
+            f"{name}: expected {_expected(message)!r}"
+            for name, _groups, _values, message in run
+            if _expected(message) not in output
+        ]
     assert wrong == []
     assert differences(before, snapshot()) == []
