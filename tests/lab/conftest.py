@@ -7,15 +7,20 @@ sees the hosts' real state whatever Ansible believes.
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import shlex
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import ansible_runner
 import pytest
 import testinfra
 import yaml
+from extra_vars import defaults_as_extra_vars
 
 ROOT = Path(__file__).resolve().parents[2]
 LAB_INVENTORY = ROOT / "inventories" / "lab" / "hosts.yml"
@@ -93,6 +98,46 @@ def scheduler_check() -> str:
     result = run_playbook("playbooks/scheduler.yml", "--check")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     return re.sub(r"\s+", " ", result.stdout)
+
+
+@dataclass(frozen=True)
+class SiteRun:
+    """A finished ansible-runner run of site.yml: its result, what it printed, the
+    ansible-playbook command it ran, and the folder of its artifacts (events, stdout)."""
+
+    result: Any
+    output: str
+    command: list[str]
+    artifact_dir: Path
+
+
+@pytest.fixture(scope="session")
+def site_run(tmp_path_factory: pytest.TempPathFactory) -> SiteRun:
+    """One run of site.yml on the converged lab, read by three tests for three properties
+    (a full run costs minutes, so they share it rather than make one each):
+    - through ansible-runner, as AWX / Automation Platform run a project
+      (test_ansible_runner: it converges with nothing to change);
+    - with every boolean and number default given with -e as a string (test_command_line);
+    - at -vvv, every task's arguments printed (test_secrets: no secret shows).
+    """
+    result = ansible_runner.run(
+        private_data_dir=str(tmp_path_factory.mktemp("site-run")),
+        project_dir=str(ROOT),
+        playbook="site.yml",
+        inventory=str(ROOT / "inventories" / "lab"),
+        envvars={
+            # AWX projects use the project's ansible.cfg; the lab finds its state here
+            "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
+            "DLCLUSTER_LAB_STATE": str(ROOT / "lab" / ".state"),
+            "PATH": os.environ["PATH"],
+        },
+        verbosity=3,
+        cmdline=shlex.join(defaults_as_extra_vars()),
+        quiet=True,
+    )
+    artifact_dir = Path(result.config.artifact_dir)
+    command = json.loads((artifact_dir / "command").read_text())["command"]
+    return SiteRun(result, result.stdout.read(), command, artifact_dir)
 
 
 def assert_runner_noop(result: Any, output: str) -> None:
