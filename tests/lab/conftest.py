@@ -116,7 +116,8 @@ def site_run(tmp_path_factory: pytest.TempPathFactory) -> SiteRun:
     """One run of site.yml on the converged lab, read by three tests for three properties
     (a full run costs minutes, so they share it rather than make one each):
     - through ansible-runner, as AWX / Automation Platform run a project
-      (test_ansible_runner: it converges with nothing to change);
+      (test_ansible_runner: it converges with nothing to change on any host, which is
+      also the Molecule scenario's idempotence check: verify's first test);
     - with every boolean and number default given with -e as a string (test_command_line);
     - at -vvv, every task's arguments printed (test_secrets: no secret shows).
     """
