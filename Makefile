@@ -51,8 +51,8 @@ lint: setup  ## yamllint, ansible-lint (production profile), ruff
 	ruff check .
 	ruff format --check .
 
-unit: setup  ## pytest unit tests (no lab needed)
-	pytest
+unit: setup  ## pytest unit tests (no lab needed), one worker per core, a test file per worker
+	pytest -n auto --dist loadfile
 
 molecule: setup  ## lab up, site.yml, idempotence, verify, lab down
 	molecule test --scenario-name default
