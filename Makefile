@@ -54,7 +54,7 @@ lint: setup  ## yamllint, ansible-lint (production profile), ruff
 unit: setup  ## pytest unit tests (no lab needed), one worker per core, a test file per worker
 	pytest -n auto --dist loadfile
 
-molecule: setup  ## lab up, site.yml, idempotence, verify, lab down
+molecule: setup  ## lab up, site.yml, verify (idempotence first), lab down
 	molecule test --scenario-name default
 
 molecule-nvidia: setup  ## slow: forced NVIDIA driver install on a lab node (not in `make test`)

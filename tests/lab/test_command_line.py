@@ -6,10 +6,9 @@ role that reads a boolean or a number without converting it breaks (or, worse, r
 and number variable of every role that the lab leaves at its default is given on the
 command line as the string of that default (tests/lab/extra_vars.py): site.yml must run as
 before, changing nothing on the converged lab (the shared run of conftest.site_run). The
-switches role's inputs that a fabric role plans
-(switches_cumulus_*, switches_mlnxos_*) are the exception: an extra var would outrank the
-plan, so preflight refuses them on a fabric switch, from the command line as from the
-inventory.
+switches role's inputs that a fabric role plans (switches_cumulus_*, switches_mlnxos_*)
+are the exception: an extra var would outrank the plan, so preflight refuses them on a
+fabric switch, from the command line as from the inventory.
 """
 
 from __future__ import annotations
