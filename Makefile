@@ -43,7 +43,17 @@ converge:  ## run site.yml against inventories/$(SITE)
 verify:  ## check the running lab's real state (testinfra)
 	pytest -p no:cacheprovider tests/lab
 
-test: setup lint unit molecule  ## everything CI runs: linters, unit tests, the lab scenario
+# Each step of `make test` is timed (tests/phases.py); the end prints the phases' minutes
+# against tests/budget.yml and the slowest tests, also when a step failed.
+PHASES := python3 tests/phases.py
+REPORTS := $(CURDIR)/.cache/test-phases
+test:  ## everything CI runs: linters, unit tests, the lab scenario; then where the time went
+	@$(PHASES) start
+	@$(PHASES) run setup -- $(MAKE) --no-print-directory setup \
+	  && $(PHASES) run lint -- $(MAKE) --no-print-directory lint \
+	  && $(PHASES) run unit -- $(MAKE) --no-print-directory unit UNIT_JUNIT=$(REPORTS)/unit.xml \
+	  && $(PHASES) molecule -- $(MAKE) --no-print-directory molecule; \
+	  rc=$$?; $(PHASES) report; exit $$rc
 
 lint: setup  ## yamllint, ansible-lint (production profile), ruff
 	yamllint --strict .
@@ -51,8 +61,9 @@ lint: setup  ## yamllint, ansible-lint (production profile), ruff
 	ruff check .
 	ruff format --check .
 
+UNIT_JUNIT ?=
 unit: setup  ## pytest unit tests (no lab needed), one worker per core, a test file per worker
-	pytest -n auto --dist loadfile
+	pytest -n auto --dist loadfile $(if $(UNIT_JUNIT),--junitxml=$(UNIT_JUNIT))
 
 molecule: setup  ## lab up, site.yml, verify (idempotence first), lab down
 	molecule test --scenario-name default
