@@ -1,36 +1,23 @@
-"""The lab's simulated S5232 (OS10) and 7060 (EOS) configured by playbooks/network.yml."""
+"""The lab's simulated S5232 (OS10) and 7060 (EOS) as playbooks/network.yml left them.
+
+The converge configured them and the shared no-op run (conftest.site_run) found nothing
+to change on them. What a push does over a session (a change and its check-mode diff, a
+revert, a dropped session, replies slower than the timeout) is proved against the same
+simulators in process: tests/unit/test_switch_sessions.py. Here: the converged switches,
+the lab's cabling, and a restart of the container keeping the saved configuration.
+"""
 
 from __future__ import annotations
 
-import contextlib
-import json
-import re
 import subprocess
 import time
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-from conftest import ROOT, lab_password, run_playbook
+from conftest import ROOT, lab_password
 from netmiko import ConnectHandler
 
 SWITCHES = {"lab-s5232": ("dell_os10", 22311), "lab-7060": ("arista_eos", 22312)}
 SHOW = {"dell_os10": "show running-configuration", "arista_eos": "show running-config"}
-SPLIT_24 = {
-    "switches_os10_breakouts": [
-        {"ports": "1/1/21-23", "mode": "40g-1x"},
-        {"ports": "1/1/24", "mode": "10g-4x"},
-        {"ports": "1/1/25-32", "mode": "40g-1x"},
-    ]
-}
-
-EOS_ROUTES_AND_RSTP = {
-    "switches_eos_static_routes": [
-        {"prefix": "0.0.0.0/0", "next_hop": "10.201.0.1"},
-        {"prefix": "10.99.0.0/16", "next_hop": "10.201.0.254"},
-    ],
-    "switches_eos_spanning_tree_mode": "rstp",
-}
 
 
 def connect(name: str) -> Any:
@@ -52,38 +39,6 @@ def connect(name: str) -> Any:
 def running(name: str) -> str:
     with connect(name) as conn:
         return conn.send_command(SHOW[SWITCHES[name][0]])
-
-
-def _faults(name: str, faults: dict) -> None:
-    """Write the simulator's fault file (read at each new session), through stdin so no
-    shell reinterprets the JSON's backslashes."""
-    subprocess.run(
-        ["docker", "exec", "-i", name, "sh", "-c", "cat > /var/lib/switch-sim/faults.json"],
-        input=json.dumps(faults),
-        text=True,
-        check=True,
-    )
-
-
-@contextlib.contextmanager
-def fault(name: str, faults: dict) -> Iterator[None]:
-    """The simulator's fault switched on for what runs inside, and off again whatever happens."""
-    _faults(name, faults)
-    try:
-        yield
-    finally:
-        _faults(name, {})
-
-
-def _summary(result) -> str:
-    return " ".join(result.stdout.split())
-
-
-def recap(result, host: str) -> dict[str, int]:
-    """The PLAY RECAP counters of one host: {'ok': 3, 'changed': 0, 'failed': 0, ...}."""
-    match = re.search(rf"^{re.escape(host)}\s+:\s+(.*)$", result.stdout, re.MULTILINE)
-    assert match, f"no recap line for {host}: {result.stdout[-2000:]}"
-    return {key: int(value) for key, value in re.findall(r"(\w+)=(\d+)", match.group(1))}
 
 
 def test_s5232_carries_the_papers_breakouts_and_ports():
@@ -124,109 +79,6 @@ def test_7060_carries_the_papers_settings():
         assert line in config
 
 
-def test_a_second_run_sends_nothing():
-    result = run_playbook("playbooks/network.yml")
-    assert result.returncode == 0, result.stdout[-2000:]
-    for switch in SWITCHES:
-        counts = recap(result, switch)
-        assert counts["changed"] == 0 and counts["failed"] == 0, counts
-
-
-def test_check_diff_shows_a_breakout_change_and_touches_nothing():
-    before = running("lab-s5232")
-    result = run_playbook(
-        "playbooks/network.yml",
-        "--limit",
-        "lab-s5232",
-        "--check",
-        "--diff",
-        "-e",
-        json.dumps(SPLIT_24),
-    )
-    assert result.returncode == 0, result.stdout[-2000:]
-    assert "-interface breakout 1/1/24 map 40g-1x" in result.stdout
-    assert "+interface breakout 1/1/24 map 10g-4x" in result.stdout
-    assert "+interface ethernet1/1/24:4" in result.stdout
-    assert running("lab-s5232").split("\n", 2)[2] == before.split("\n", 2)[2]
-
-
-def test_breakout_change_is_applied_saved_and_reverted():
-    result = run_playbook(
-        "playbooks/network.yml", "--limit", "lab-s5232", "-e", json.dumps(SPLIT_24)
-    )
-    try:
-        assert result.returncode == 0, result.stdout[-2000:]
-        config = running("lab-s5232")
-        assert "interface breakout 1/1/24 map 10g-4x" in config
-        assert all(f"interface ethernet1/1/24:{n}\n no shutdown" in config for n in range(1, 5))
-    finally:
-        restored = run_playbook("playbooks/network.yml", "--limit", "lab-s5232")
-        assert restored.returncode == 0, restored.stdout[-2000:]
-    assert "interface breakout 1/1/24 map 40g-1x" in running("lab-s5232")
-
-
-@pytest.mark.parametrize("switch", ["lab-s5232", "lab-7060"])
-def test_a_dropped_session_fails_with_what_was_sent_and_the_next_run_converges(switch):
-    change = SPLIT_24 if switch == "lab-s5232" else EOS_ROUTES_AND_RSTP
-    with fault(switch, {"drop_after_config_commands": 2}):
-        failed = run_playbook(
-            "playbooks/network.yml",
-            "--limit",
-            switch,
-            "-e",
-            json.dumps(change),
-            "-e",
-            "switches_os10_transaction=never",
-        )
-    assert failed.returncode != 0
-    out = failed.stdout
-    assert f"{switch}: the session failed at" in " ".join(out.split())
-    assert "commands_sent:" in out
-    assert f"backup_path: {ROOT}/lab/.state/backups/switches/{switch}-" in out
-    converged = run_playbook("playbooks/network.yml", "--limit", switch)
-    assert converged.returncode == 0, converged.stdout[-2000:]
-    again = run_playbook("playbooks/network.yml", "--limit", switch)
-    counts = recap(again, switch)
-    assert counts["changed"] == 0 and counts["failed"] == 0, counts
-
-
-# A change on each switch, and one of its commands the switch answers slowly.
-SLOW_CHANGES = {
-    "lab-s5232": (SPLIT_24, "interface ethernet1/1/24:3"),
-    "lab-7060": ({"switches_eos_spanning_tree_mode": "rstp"}, "spanning-tree mode rstp"),
-}  # fmt: skip
-
-
-@pytest.mark.parametrize("switch", sorted(SLOW_CHANGES))
-def test_replies_slower_than_the_timeout_commit_nothing_and_the_next_run_converges(switch):
-    change, slow = SLOW_CHANGES[switch]
-    before = running(switch)
-    try:
-        with fault(switch, {"slow_commands": [f"^{re.escape(slow)}$"], "slow_seconds": 12}):
-            failed = run_playbook(
-                "playbooks/network.yml",
-                "--limit",
-                switch,
-                "-e",
-                json.dumps({**change, "switches_timeout": 4}),
-            )
-        assert failed.returncode != 0, failed.stdout[-2000:]
-        out = _summary(failed)
-        assert f"{switch}: the session failed at '{slow}'" in out
-        assert f"backup_path: {ROOT}/lab/.state/backups/switches/{switch}-" in failed.stdout
-        time.sleep(13)  # let the simulator finish the slow reply of the abandoned session
-        # nothing half-done reached the running configuration
-        assert running(switch).split("\n", 2)[2] == before.split("\n", 2)[2]
-        converged = run_playbook(
-            "playbooks/network.yml", "--limit", switch, "-e", json.dumps(change)
-        )
-        assert converged.returncode == 0, converged.stdout[-2000:]
-        assert recap(converged, switch)["changed"] > 0
-    finally:
-        restored = run_playbook("playbooks/network.yml", "--limit", switch)
-        assert restored.returncode == 0, restored.stdout[-2000:]
-
-
 def test_saved_configuration_survives_a_switch_restart():
     subprocess.run(["docker", "restart", "lab-s5232"], check=True, capture_output=True)
 
@@ -237,3 +89,10 @@ def test_saved_configuration_survives_a_switch_restart():
         except Exception:
             time.sleep(1)
     assert "interface breakout 1/1/21 map 40g-1x" in config
+
+
+def test_the_7060_login_lands_privileged_as_its_day0_lines_authorize():
+    """The lab's EOS container serves the simulator that tests/unit/test_eos_clients.py
+    drives with arista.eos: its day-0 lines authorize exec, so a login lands at `#`."""
+    with connect("lab-7060") as conn:
+        assert conn.find_prompt() == "lab-7060#"
