@@ -1,19 +1,18 @@
-"""arista.eos, the collection most Arista users automate with, against the lab's EOS switch.
+"""arista.eos, the collection most Arista users automate with, against the EOS simulator.
 
-tests/lab/playbooks/eos_clients.yml runs eos_command, eos_facts, eos_config (lines +
+tests/unit/playbooks/eos_clients.yml runs eos_command, eos_facts, eos_config (lines +
 parents and src, check mode with diff, save_when), and the interfaces, l2_interfaces,
 lag_interfaces and vlans resource modules (gathered and merged) over
 ansible.netcommon.network_cli, becoming privileged with `enable` as an EOS user must
 when the login lands at `>`. The test checks what the modules return and what the
-switch's running configuration became, then puts the switch back as it found it (running
-and startup), so later lab tests and the idempotence check see the lab's own state.
+switch's running configuration became, then puts the switch back as it found it.
 
-By default it targets the lab's switch (inventory host lab-7060, SSH on 127.0.0.1 with
-the host key pinned through lab/.state/known_hosts). With DLCLUSTER_EOS_CLIENTS_TARGET=local
-it starts the simulator itself as a local process on 127.0.0.1 (factory state: logins land
-at `>`; files in a temporary directory), so the same checks run without the lab; with
-DLCLUSTER_EOS_CLIENTS_TARGET=local-day0 that simulator first applies the lab's day-0 lines
-(`lab_switch_initial_config`: logins land at `#`, as on the lab's switch).
+The switch is the lab's 7060 as the lab runs it, in a local process on 127.0.0.1 (`python
+-m switch_sim --platform eos`, the program of the lab's switch container): the lab's day-0
+lines first (`lab_switch_initial_config`: logins land at `#`), then the lab inventory's
+configuration pushed by the switches role's module, as the lab's converge does, so its
+Port-Channel10 is there. A factory simulator (logins land at `>`) checks the login alone.
+tests/lab/test_switches.py logs into the lab's own switch container the same way.
 """
 
 from __future__ import annotations
@@ -32,10 +31,12 @@ from pathlib import Path
 import paramiko
 import pytest
 import yaml
-from conftest import ROOT, lab_password, load_lab_groups
 from netmiko import ConnectHandler
+from test_switch_config import LAB_EOS, render
+from test_switch_sessions import push
 
-PLAYBOOK = ROOT / "tests" / "lab" / "playbooks" / "eos_clients.yml"
+ROOT = Path(__file__).resolve().parents[2]
+PLAYBOOK = ROOT / "tests" / "unit" / "playbooks" / "eos_clients.yml"
 HOST = "lab-7060"
 # What the playbook touches, and how to take it back (none of it is in the lab's config)
 RESTORE = [
@@ -112,26 +113,32 @@ def _local_simulator(workdir: Path, day0: bool) -> tuple[subprocess.Popen, Targe
     return process, Target("127.0.0.1", port, "admin", password, known_hosts)
 
 
+def _started(workdir: Path, day0: bool) -> Iterator[Target]:
+    process, found = _local_simulator(workdir, day0)
+    try:
+        yield found
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
 @pytest.fixture(scope="module")
 def target(tmp_path_factory) -> Iterator[Target]:
-    where = os.environ.get("DLCLUSTER_EOS_CLIENTS_TARGET", "lab")
-    if where in ("local", "local-day0"):
-        workdir = tmp_path_factory.mktemp("eos-sim")
-        process, found = _local_simulator(workdir, day0=where == "local-day0")
-        try:
-            yield found
-        finally:
-            process.terminate()
-            process.wait(10)
-        return
-    switch = load_lab_groups()["switches"][HOST]
-    yield Target(
-        "127.0.0.1",
-        int(switch["lab_ssh_port"]),
-        "admin",
-        lab_password("switch"),
-        ROOT / "lab" / ".state" / "known_hosts",
-    )
+    """The lab's 7060: its day-0 lines, then the lab's configuration from the role."""
+    workdir = tmp_path_factory.mktemp("eos-sim")
+    for found in _started(workdir, day0=True):
+        converged = push(
+            "arista_eos", found.port, found.password, render("arista_eos", **LAB_EOS), [],
+            backup_dir=str(workdir / "backups"),
+        )  # fmt: skip
+        assert converged["changed"] is True and converged["saved"] is True, converged
+        yield found
+
+
+@pytest.fixture(scope="module")
+def factory(tmp_path_factory) -> Iterator[Target]:
+    """A 7060 as it leaves the factory (no day-0 lines)."""
+    yield from _started(tmp_path_factory.mktemp("eos-factory"), day0=False)
 
 
 def connect(target: Target, enable: bool = True):
@@ -216,11 +223,12 @@ def played(target, tmp_path_factory) -> Iterator[tuple[dict, str, str]]:
             assert conn.send_command("show startup-config") == startup
 
 
-def test_login_lands_where_the_switch_authorizes_it(target):
+def test_login_lands_where_the_switch_authorizes_it(target, factory):
     """The lab's switch authorizes exec (day-0 lines): `#`; a factory 7060: `>` [Q8]."""
-    where = os.environ.get("DLCLUSTER_EOS_CLIENTS_TARGET", "lab")
     with connect(target, enable=False) as conn:
-        assert conn.find_prompt() == f"{HOST}{'>' if where == 'local' else '#'}"
+        assert conn.find_prompt() == f"{HOST}#"
+    with connect(factory, enable=False) as conn:
+        assert conn.find_prompt() == f"{HOST}>"
 
 
 def _block(config: str, header: str) -> list[str]:
@@ -326,8 +334,9 @@ def test_lag_interfaces_gathered_and_merged(played):
     gathered = {i["name"]: i for i in results["lag_gathered"]["gathered"]}
     lab_lag = re.findall(r"^interface (Ethernet\S+)\n(?:   .*\n)*?   channel-group 10 mode active",
                          before, re.M)  # fmt: skip
-    if lab_lag:  # the lab's own LAG (Port-Channel10) is seen as it is
-        assert {m["member"] for m in gathered["Port-Channel10"]["members"]} == set(lab_lag)
+    # the lab's own LAG (Port-Channel10, Ethernet31/1 and 32/1) is seen as it is
+    assert sorted(lab_lag) == ["Ethernet31/1", "Ethernet32/1"], before
+    assert {m["member"] for m in gathered["Port-Channel10"]["members"]} == set(lab_lag)
     assert results["lag_merged"]["changed"] is True
     assert results["lag_again"]["changed"] is False
     assert _block(after, "interface Ethernet13/1") == ["channel-group 20 mode active"]
