@@ -1,18 +1,23 @@
 """The papers' "Testing Automatic Storage Tiering" on the lab (docs/tiering-test.md),
-and Dell's generated SDK (isilon-sdk, OneFS 9.10) reading and writing the lab cluster."""
+and Dell's generated SDK (isilon-sdk, OneFS 9.10) reading the lab's cluster.
+
+What the API alone decides is proved against the same simulator in process: a tier
+change's requests, a write failing mid-way (tests/unit/test_onefs_tiering_role.py), the
+SDK's writes and job control (tests/unit/test_onefs_sdk.py). A tier naming a node pool
+the cluster lacks is refused in the lab's bad-input run (tests/lab/test_bad_input_lab.py).
+Here: the converged cluster, files moving between tiers as the papers test it, and the
+lab's container serving the SDK.
+"""
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
 import time
 
 import pytest
-from conftest import ROOT, docker_host, lab_password, run_playbook
+from conftest import ROOT, docker_host, lab_password
 
 SHARD = "/ifs/data/imagenet-scratch/tfrecords/train-00005-of-00016"
-LOG = "/ifs/.ifsvar/onefs_sim/requests.log"
 PAPI = "https://127.0.0.1:18081"  # lab-isilon-1's API, published on the control host
 
 
@@ -24,11 +29,6 @@ def isilon():
 def _pool(host, path: str = SHARD) -> str:
     lines = host.check_output(f"isi get -D {path}").splitlines()
     return next(line for line in lines if line.startswith("* Disk pools:"))
-
-
-def _log(host) -> list[str]:
-    """The simulator's log of state-changing requests (absent until the first one)."""
-    return host.run(f"cat {LOG} 2>/dev/null").stdout.splitlines()
 
 
 def _smartpools(host, timeout: float = 120) -> None:
@@ -76,114 +76,6 @@ def test_files_move_to_the_cold_tier_when_idle_and_back_when_read(isilon):
     assert "policy hot-tier(" in _pool(isilon)
 
 
-def test_changing_the_idle_days_sends_one_put_and_starts_one_job(isilon):
-    before = len(_log(isilon))
-    policy = {
-        "name": "Idle data to cold tier",
-        "description": "Files not accessed for 30 days move to the H500 tier",
-        "apply_order": 1,
-        "idle_days": 14,
-        "storagepool": "cold-tier",
-        "ssd_strategy": "metadata",
-        "snapshot_storagepool": "cold-tier",
-        "snapshot_ssd_strategy": "metadata",
-    }
-    result = run_playbook(
-        "playbooks/storage.yml",
-        "--tags",
-        "onefs",
-        "-e",
-        json.dumps({"onefs_tiering_policies": [policy]}),
-    )
-    try:
-        assert result.returncode == 0, result.stdout[-3000:]
-        sent = _log(isilon)[before:]
-        methods = [line.split()[2] + " " + line.split()[3] for line in sent]
-        # the lab is OneFS 9.10 (API 21): the modules use the newest versions they know
-        assert methods == [
-            "PUT /platform/12/filepool/policies/Idle%20data%20to%20cold%20tier",
-            "POST /platform/21/job/jobs",
-        ], sent
-        policies = isilon.check_output("isi filepool policies list")
-        assert "Idle data to cold tier" in policies
-    finally:
-        restored = run_playbook("playbooks/storage.yml", "--tags", "onefs")
-        assert restored.returncode == 0, restored.stdout[-3000:]
-
-
-def test_the_early_phase_reads_the_node_pools_and_refuses_a_tier_the_cluster_lacks(isilon):
-    """A tier naming a node pool the cluster does not have is refused by site.yml's first
-    play, which reads the cluster (read-only), before any layer is touched."""
-    before = len(_log(isilon))
-    tiers = [
-        {"name": "hot-tier", "nodepools": ["f800_48tb-ssd_256gb"]},
-        {"name": "cold-tier", "nodepools": ["a200_30tb_1tb-ssd_16gb"]},
-    ]
-    result = run_playbook("site.yml", "-e", json.dumps({"onefs_tiering_tiers": tiers}))
-    output = " ".join(result.stdout.split())
-    assert result.returncode != 0
-    assert (
-        "onefs_tiering_tiers names node pools the cluster does not have: "
-        "a200_30tb_1tb-ssd_16gb (it has: f800_48tb-ssd_256gb, h500_60tb_3.2tb-ssd_128gb)"
-    ) in output, output[-3000:]
-    assert "PLAY [Configure the data switches]" not in output  # no play after the first
-    assert len(_log(isilon)) == before  # nothing written to the cluster
-
-
-FAULTS = "/ifs/.ifsvar/onefs_sim/faults.json"
-
-
-def test_a_write_failing_mid_way_says_what_was_applied_and_a_rerun_completes_it(isilon):
-    """Two changes planned (the default policy's SSD strategy, the idle days); the
-    policy write fails with 500 on every try. The run fails naming what was applied and
-    what was not, read back from the cluster; without the fault the same run completes."""
-    default = {
-        "storagepool": "hot-tier",
-        "ssd_strategy": "metadata",
-        "snapshot_storagepool": "hot-tier",
-        "snapshot_ssd_strategy": "data",
-        "data_access_pattern": "concurrency",
-        "enable_coalescer": True,
-    }
-    policy = {
-        "name": "Idle data to cold tier",
-        "description": "Files not accessed for 30 days move to the H500 tier",
-        "apply_order": 1,
-        "idle_days": 21,
-        "storagepool": "cold-tier",
-        "ssd_strategy": "metadata",
-        "snapshot_storagepool": "cold-tier",
-        "snapshot_ssd_strategy": "metadata",
-    }
-    change = json.dumps(
-        {"onefs_tiering_default_policy": default, "onefs_tiering_policies": [policy]}
-    )
-    fault = {"fail": [{"method": "PUT", "path": "filepool/policies", "status": 500, "count": 20}]}
-    subprocess.run(  # through stdin, so that no shell reinterprets the JSON
-        ["docker", "exec", "-i", "lab-isilon-1", "sh", "-c", f"cat > {FAULTS}"],
-        input=json.dumps(fault), text=True, check=True,
-    )  # fmt: skip
-    try:
-        failed = run_playbook("playbooks/storage.yml", "--tags", "onefs", "-e", change)
-        isilon.check_output(f"rm -f {FAULTS}")
-        output = " ".join(failed.stdout.split())
-        assert failed.returncode != 0, output[-3000:]
-        assert "Applied: default policy 'default' (modify)." in output, output[-3000:]
-        assert (
-            "Not applied: file pool policy 'Idle data to cold tier' (modify), "
-            "job 'SmartPools' (start). A re-run applies the rest."
-        ) in output
-        view = isilon.check_output("isi filepool default-policy view")
-        assert "'ssd_strategy': 'metadata'" in view and "'storagepool': 'hot-tier'" in view
-        completed = run_playbook("playbooks/storage.yml", "--tags", "onefs", "-e", change)
-        assert completed.returncode == 0, completed.stdout[-3000:]
-        assert re.search(r"lab-isilon-1\s+: ok=\d+\s+changed=[1-9]", completed.stdout)
-    finally:
-        isilon.run(f"rm -f {FAULTS}")
-        restored = run_playbook("playbooks/storage.yml", "--tags", "onefs")
-        assert restored.returncode == 0, restored.stdout[-3000:]
-
-
 @pytest.fixture(scope="module")
 def sdk():
     """isilon-sdk's 9.10 bindings, configured for lab-isilon-1 with the lab CA."""
@@ -223,32 +115,3 @@ def test_dells_sdk_reads_the_lab_cluster(sdk):
     jobs = module.JobApi(client)
     assert "SmartPools" in {t.id for t in jobs.get_job_types().types}
     assert jobs.get_job_job_summary().summary.job_d_enabled is True
-
-
-def test_dells_sdk_writes_and_controls_a_job_on_the_lab_cluster(sdk):
-    module, client = sdk
-    filepool = module.FilepoolApi(client)
-    scratch = {
-        "name": "lab sdk check",
-        "file_matching_pattern": {"or_criteria": [{"and_criteria": [
-            {"type": "path", "operator": "==", "value": "/ifs/nowhere", "case_sensitive": True}
-        ]}]},
-        "actions": [{"action_type": "set_data_access_pattern", "action_param": "streaming"}],
-    }  # fmt: skip
-    filepool.create_filepool_policy(scratch)
-    try:
-        filepool.update_filepool_policy({"name": "lab sdk check 2"}, "lab sdk check")
-        assert filepool.get_filepool_policy("lab sdk check 2").policies[0].actions
-    finally:
-        for name in ("lab sdk check", "lab sdk check 2"):
-            try:
-                filepool.delete_filepool_policy(name)
-            except module.rest.ApiException as err:
-                assert err.status == 404
-    jobs = module.JobApi(client)
-    job_id = jobs.create_job_job(module.JobJobCreateParams(type="SmartPools")).id
-    assert jobs.get_job_job(str(job_id)).jobs[0].state == "running"
-    jobs.update_job_job(module.JobJob(state="pause"), str(job_id))
-    assert jobs.get_job_job(str(job_id)).jobs[0].state == "paused_user"
-    jobs.update_job_job(module.JobJob(state="cancel"), str(job_id))
-    assert jobs.get_job_job(str(job_id)).jobs[0].state == "cancelled_user"

@@ -1,0 +1,208 @@
+"""The onefs_tiering role end to end against the OneFS simulator in this process.
+
+`playbooks/storage.yml --tags onefs`, the command an admin runs after editing the tiers,
+against the lab's simulated cluster (lab/simulators/onefs_sim, OneFS 9.10) served over
+HTTPS on an ephemeral port of this process: an inventory of one Isilon node reaches it,
+the requests it receives are read from the simulator's request log, and a fault file makes
+it refuse writes as the lab's containers would. What the lab's cluster proves beyond the
+API (NFS reads, `isi`, the papers' tiering test) stays in tests/lab/test_onefs_tiering.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_onefs_sim import PASSWORD, USER, Cluster, _self_signed
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+# the lab's file pool policy with another idle time (inventories/lab: the role's defaults)
+POLICY = {
+    "name": "Idle data to cold tier",
+    "description": "Files not accessed for 30 days move to the H500 tier",
+    "apply_order": 1,
+    "idle_days": 30,
+    "storagepool": "cold-tier",
+    "ssd_strategy": "metadata",
+    "snapshot_storagepool": "cold-tier",
+    "snapshot_ssd_strategy": "metadata",
+}
+
+
+class Site:
+    """A one-node Isilon inventory reaching a simulated cluster of this process."""
+
+    def __init__(self, tmp_path: Path):
+        cert, key = _self_signed(tmp_path)
+        self.cert = cert
+        self.cluster = Cluster(tmp_path, (cert, key))
+        (self.cluster.ifs / "data").mkdir(exist_ok=True)
+        self.log = self.cluster.ifs / ".ifsvar" / "requests.log"
+        self.faults_file = self.cluster.ifs / ".ifsvar" / "faults.json"
+        port = int(self.cluster.url.rsplit(":", 1)[1])
+        self.inventory = tmp_path / "inventory.yml"
+        node = {
+            "ansible_connection": "local",
+            "ansible_python_interpreter": sys.executable,
+            "onefs_lnn": 1,
+            "cluster_data_address": "10.201.1.21",
+            "onefs_api_host": "127.0.0.1",
+            "onefs_api_port": port,
+            "onefs_api_ca_path": cert,
+            "cluster_onefs_username": USER,
+            "cluster_onefs_password": PASSWORD,
+        }
+        self.inventory.write_text(json.dumps({"all": {"children": {"isilon": {
+            "hosts": {"lab-isilon-1": node}}}}}))  # fmt: skip
+
+    def storage(self, *extra: str) -> subprocess.CompletedProcess[str]:
+        env = {
+            **os.environ,
+            "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
+            "ANSIBLE_NOCOLOR": "1",
+            "ANSIBLE_STDOUT_CALLBACK": "default",
+        }
+        return subprocess.run(
+            [str(BIN / "ansible-playbook"), "-i", str(self.inventory), "playbooks/storage.yml",
+             "--tags", "onefs", *extra],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False,
+        )  # fmt: skip
+
+    def requests(self) -> list[str]:
+        """Every state-changing request so far, as `METHOD PATH`."""
+        if not self.log.exists():
+            return []
+        return [" ".join(line.split()[2:4]) for line in self.log.read_text().splitlines()]
+
+
+def _recap(output: str) -> dict[str, int]:
+    match = re.search(r"^lab-isilon-1\s+: (ok=.*)$", output, re.M)
+    assert match, output[-3000:]
+    return {key: int(value) for key, value in re.findall(r"(\w+)=(\d+)", match.group(1))}
+
+
+def _job_seconds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SmartPools jobs of half a second: the role waits for the job it starts."""
+    monkeypatch.setenv("ONEFS_SIM_JOB_SECONDS", "0.5")
+    monkeypatch.setenv("ONEFS_SIM_JOB_SECONDS_PER_FILE", "0")
+
+
+@pytest.fixture(scope="module")
+def converged_state(tmp_path_factory) -> Path:
+    """The state file of a cluster the role converged from scratch, made once: the
+    papers' access time, tiers, policies and export, as the lab's converge leaves them."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _job_seconds(monkeypatch)
+        made = Site(tmp_path_factory.mktemp("converge"))
+        try:
+            first = made.storage()
+            assert first.returncode == 0, first.stdout[-3000:]
+            assert _recap(first.stdout)["changed"] > 0
+            assert made.requests()  # every object was written through the API
+        finally:
+            made.cluster.stop()
+    return made.cluster.store.path
+
+
+@pytest.fixture
+def site(tmp_path, monkeypatch, converged_state):
+    """A cluster in the converged state (a copy of it), with its own request log."""
+    _job_seconds(monkeypatch)
+    state = tmp_path / "ifs" / ".ifsvar" / "state.json"
+    state.parent.mkdir(parents=True)
+    shutil.copy(converged_state, state)
+    made = Site(tmp_path)
+    yield made
+    made.cluster.stop()
+
+
+def test_a_rerun_with_nothing_to_change_sends_no_write(site):
+    before = site.requests()
+    again = site.storage()
+    assert again.returncode == 0, again.stdout[-3000:]
+    assert _recap(again.stdout)["changed"] == 0
+    assert site.requests() == before
+
+
+def test_changing_the_idle_days_sends_one_put_and_starts_one_job(site):
+    before = len(site.requests())
+    changed = site.storage(
+        "-e", json.dumps({"onefs_tiering_policies": [{**POLICY, "idle_days": 14}]})
+    )
+    assert changed.returncode == 0, changed.stdout[-3000:]
+    # OneFS 9.10 (API 21): the modules use the newest versions they know
+    assert site.requests()[before:] == [
+        "PUT /platform/12/filepool/policies/Idle%20data%20to%20cold%20tier",
+        "POST /platform/21/job/jobs",
+    ]
+    policy = site.cluster.papi(
+        "GET", "12/filepool/policies/Idle%20data%20to%20cold%20tier", verify=site.cert
+    )
+    criteria = policy.json()["policies"][0]["file_matching_pattern"]["or_criteria"][0]
+    assert int(criteria["and_criteria"][0]["value"]) == 14 * 86400
+
+
+def test_a_write_failing_mid_way_says_what_was_applied_and_a_rerun_completes_it(site):
+    """Two changes planned (the default policy's SSD strategy, the idle days); the
+    policy write fails with 500 on every try. The run fails naming what was applied and
+    what was not, read back from the cluster; without the fault the same run completes."""
+    default = {
+        "storagepool": "hot-tier",
+        "ssd_strategy": "metadata",
+        "snapshot_storagepool": "hot-tier",
+        "snapshot_ssd_strategy": "data",
+        "data_access_pattern": "concurrency",
+        "enable_coalescer": True,
+    }
+    change = json.dumps(
+        {
+            "onefs_tiering_default_policy": default,
+            "onefs_tiering_policies": [{**POLICY, "idle_days": 21}],
+        }
+    )
+    site.faults_file.write_text(json.dumps(
+        {"fail": [{"method": "PUT", "path": "filepool/policies", "status": 500, "count": 20}]}
+    ))  # fmt: skip
+    failed = site.storage("-e", change)
+    site.faults_file.unlink()
+    output = " ".join(failed.stdout.split())
+    assert failed.returncode != 0, output[-3000:]
+    assert "Applied: default policy 'default' (modify)." in output, output[-3000:]
+    assert (
+        "Not applied: file pool policy 'Idle data to cold tier' (modify), "
+        "job 'SmartPools' (start). A re-run applies the rest."
+    ) in output
+    view = site.cluster.isi("filepool", "default-policy", "view")
+    assert "'ssd_strategy': 'metadata'" in view and "'storagepool': 'hot-tier'" in view
+    completed = site.storage("-e", change)
+    assert completed.returncode == 0, completed.stdout[-3000:]
+    assert _recap(completed.stdout)["changed"] > 0
+
+
+def test_a_false_given_as_a_string_is_false(site):
+    """`-e onefs_tiering_prune=false` is the string "false", truthy in a bare expression:
+    it must not remove a policy the inventory does not name, which `true` removes."""
+    extra = {**POLICY, "name": "Made by hand", "apply_order": 2, "idle_days": 90}
+    site.storage("-e", json.dumps({"onefs_tiering_policies": [POLICY, extra]}))
+    names = ["Idle data to cold tier", "Made by hand"]
+    assert _policies(site) == names
+    kept = site.storage("-e", "onefs_tiering_prune=false")
+    assert kept.returncode == 0, kept.stdout[-3000:]
+    assert "Conditional" not in kept.stdout
+    assert _recap(kept.stdout)["changed"] == 0
+    assert _policies(site) == names
+    pruned = site.storage("-e", "onefs_tiering_prune=true")
+    assert pruned.returncode == 0, pruned.stdout[-3000:]
+    assert _policies(site) == ["Idle data to cold tier"]
+
+
+def _policies(site: Site) -> list[str]:
+    listed = site.cluster.papi("GET", "12/filepool/policies", verify=site.cert).json()
+    return sorted(policy["name"] for policy in listed["policies"])
