@@ -1,9 +1,13 @@
-"""The bad-input table (tests/unit/test_bad_input.py) against the converged lab.
+"""A refused input touches no device: one bad site.yml run on the converged lab.
 
-Each value is given to site.yml as extra vars: the run must fail in its first play,
-naming the variable and the value, and afterwards no device holds anything else than
-before: servers (addresses, links, fstab, /etc/hosts, packages, containers), the OneFS
-log of writes, the switches' running and startup configurations.
+The run carries several mistakes at once, as an admin's edit might: values of the
+bad-input table (tests/unit/test_bad_input.py, which runs every case, and against the
+lab's site.yml under the network guard: tests/unit/test_bad_input_site.py) and a tier that
+names a node pool the lab's cluster does not have, which only the early phase's read-only
+look at the cluster can find. It must fail in its first play, naming each mistake, and
+afterwards no device holds anything else than before: servers (addresses, links, fstab,
+/etc/hosts, packages, containers), the OneFS log of writes, the switches' running and
+startup configurations.
 """
 
 from __future__ import annotations
@@ -16,14 +20,22 @@ from conftest import ROOT, run_playbook
 from device_state import differences, snapshot
 
 sys.path.insert(0, str(ROOT / "tests" / "unit"))
-from test_bad_input import PREFLIGHT_CASES, shared_runs, shared_values
+from test_bad_input import PREFLIGHT_CASES, shared_values
 
-# Cases that fit the lab as they are written for the table's one-server inventory;
-# the others depend on its host count or its hosts' own variables.
-NOT_ON_THE_LAB = {
-    "one_mount_per_address": "written for one server and four addresses",
-    "ngc_ssh_port_of_the_hosts_sshd": "the lab servers' sshd is reached through published ports",
-}
+# one case of each kind of check the early phase's first play makes: a cluster-wide
+# setting, a role's argument contract, a cross-field rule, a port, a user's password hash
+# (the mount plan's own checks, its second play, run only once the first has passed)
+CASES = [
+    "mtu_too_big",
+    "mounts_per_host_not_a_number",
+    "policy_idle_days_and_pattern",
+    "ngc_ssh_port_out_of_range",
+    "cluster_user_with_a_plain_password",
+]
+TIERS = [
+    {"name": "hot-tier", "nodepools": ["f800_48tb-ssd_256gb"]},
+    {"name": "cold-tier", "nodepools": ["a200_30tb_1tb-ssd_16gb"]},
+]
 
 
 def _expected(message: str) -> str:
@@ -32,27 +44,24 @@ def _expected(message: str) -> str:
     return rest if prefix.startswith(("gpu-1", "isilon-1")) else message
 
 
-def test_every_bad_value_fails_the_first_play_and_no_device_changes(tmp_path: Path):
-    cases = [c for c in PREFLIGHT_CASES if not c[1] and c[0] not in NOT_ON_THE_LAB]
-    assert len(cases) >= 25
+def test_a_refused_run_names_every_mistake_and_no_device_changes(tmp_path: Path):
+    cases = [case for case in PREFLIGHT_CASES if case[0] in CASES]
+    assert sorted(case[0] for case in cases) == sorted(CASES)
+    assert all(not case[1] for case in cases)  # written for the base inventory's groups
+    values = {**shared_values(cases), "onefs_tiering_tiers": TIERS}
+    # no two cases set the same variable
+    assert len(values) == sum(len(case[2]) for case in cases) + 1
+    path = tmp_path / "values.json"
+    path.write_text(json.dumps(values))
     before = snapshot()
-    wrong = []
-    # Preflight reports every problem before it fails: the cases share runs as the
-    # table's own test groups them, and each one's message must appear in its run.
-    for index, run in enumerate(shared_runs(cases)):
-        values = tmp_path / f"run-{index}.json"
-        values.write_text(json.dumps(shared_values(run)))
-        result = run_playbook("site.yml", "-e", f"@{values}")
-        output = " ".join((result.stdout + result.stderr).split())
-        names = ", ".join(case[0] for case in run)
-        if result.returncode == 0:
-            wrong.append(f"{names}: the run succeeded")
-        if "PLAY [Configure the data switches]" in output:
-            wrong.append(f"{names}: the run went past the early phase")
-        wrong += [
-            f"{name}: expected {_expected(message)!r}"
-            for name, _groups, _values, message in run
-            if _expected(message) not in output
-        ]
-    assert wrong == []
+    result = run_playbook("site.yml", "-e", f"@{path}")
+    output = " ".join((result.stdout + result.stderr).split())
+    assert result.returncode != 0, output[-3000:]
+    assert "PLAY [Configure the data switches]" not in output, output[-3000:]
+    expected = [_expected(message) for _name, _groups, _values, message in cases]
+    expected.append(
+        "onefs_tiering_tiers names node pools the cluster does not have: "
+        "a200_30tb_1tb-ssd_16gb (it has: f800_48tb-ssd_256gb, h500_60tb_3.2tb-ssd_128gb)"
+    )
+    assert [message for message in expected if message not in output] == [], output[-4000:]
     assert differences(before, snapshot()) == []
