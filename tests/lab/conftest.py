@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,54 +92,96 @@ def run_playbook(playbook: str, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+EE_IMAGE = os.environ.get("DLCLUSTER_EE_IMAGE", "dlcluster-ee:latest")
+# Where the lab's state is mounted in the job container (AWX: credentials, injected).
+STATE_IN_EE = "/runner/lab-state"
+# What an AWX project checkout does not carry: VCS data, local tools, caches, secrets.
+NOT_IN_PROJECT = shutil.ignore_patterns(
+    ".git", ".venv", ".cache", ".state", ".secrets", "__pycache__", ".*_cache"
+)
+# The ident of the shared run, so its artifacts (and the fact cache in them) have a name.
+SITE_RUN_IDENT = "noop"
+
+
 @pytest.fixture(scope="session")
-def scheduler_check() -> str:
-    """One check-mode run of the scheduler layer on the converged lab (whitespace folded),
-    whose output several tests read: the roles' reports and the recap's custom stats."""
-    result = run_playbook("playbooks/scheduler.yml", "--check")
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
-    return re.sub(r"\s+", " ", result.stdout)
+def ee_image() -> str:
+    """The execution environment, built by `make ee` exactly as a user builds it (cached
+    by Docker: a second build takes seconds)."""
+    build = subprocess.run(
+        ["make", "--no-print-directory", "ee", f"EE_IMAGE={EE_IMAGE}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert build.returncode == 0, (build.stdout + build.stderr)[-4000:]
+    return EE_IMAGE
 
 
 @dataclass(frozen=True)
 class SiteRun:
     """A finished ansible-runner run of site.yml: its result, what it printed, the
-    ansible-playbook command it ran, and the folder of its artifacts (events, stdout)."""
+    command it ran, the folder of its artifacts (events, stdout), and its job's folder."""
 
     result: Any
     output: str
     command: list[str]
     artifact_dir: Path
+    private_data_dir: Path
 
 
 @pytest.fixture(scope="session")
-def site_run(tmp_path_factory: pytest.TempPathFactory) -> SiteRun:
-    """One run of site.yml on the converged lab, read by three tests for three properties
-    (a full run costs minutes, so they share it rather than make one each):
-    - through ansible-runner, as AWX / Automation Platform run a project
-      (test_ansible_runner: it converges with nothing to change on any host, which is
-      also the Molecule scenario's idempotence check: verify's first test);
+def site_run(ee_image: str, tmp_path_factory: pytest.TempPathFactory) -> SiteRun:
+    """The lab suite's one no-op run of site.yml on the converged lab, read by several
+    tests for several properties (a full run costs minutes, so they share it):
+    - as AWX / Automation Platform run a job: ansible-runner with process isolation starts
+      the execution environment with a private data directory at /runner, the project
+      copied into /runner/project and the inventory into /runner/inventory (where AWX
+      writes the inventory it imported from the project); the lab's keys, passwords and
+      known_hosts come in through a mount, as AWX credentials would; the job's fact cache
+      holds the facts the converge gathered, as AWX's fact cache does
+      (test_execution_environment);
+    - it changes nothing on any host: the Molecule scenario's idempotence check, verify's
+      first test, and its task executions per host are the budget (test_noop);
     - with every boolean and number default given with -e as a string (test_command_line);
-    - at -vvv, every task's arguments printed (test_secrets: no secret shows).
+    - at -vvv, every task's arguments printed (test_secrets: no secret shows);
+    - the roles' reports of what they skipped and why (test_apptainer, test_modules).
     """
+    private_data_dir = tmp_path_factory.mktemp("site-run") / "job"
+    shutil.copytree(ROOT, private_data_dir / "project", ignore=NOT_IN_PROJECT, symlinks=True)
+    shutil.copytree(ROOT / "inventories" / "lab", private_data_dir / "inventory")
+    facts = ROOT / ".cache" / "facts"
+    if facts.is_dir():
+        shutil.copytree(facts, private_data_dir / "artifacts" / SITE_RUN_IDENT / "fact_cache")
     result = ansible_runner.run(
-        private_data_dir=str(tmp_path_factory.mktemp("site-run")),
-        project_dir=str(ROOT),
+        private_data_dir=str(private_data_dir),
+        ident=SITE_RUN_IDENT,
         playbook="site.yml",
-        inventory=str(ROOT / "inventories" / "lab"),
         envvars={
-            # AWX projects use the project's ansible.cfg; the lab finds its state here
-            "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
-            "DLCLUSTER_LAB_STATE": str(ROOT / "lab" / ".state"),
-            "PATH": os.environ["PATH"],
+            # AWX runs the project's ansible.cfg; the lab finds its state where it is mounted
+            "ANSIBLE_CONFIG": "/runner/project/ansible.cfg",
+            "DLCLUSTER_LAB_STATE": STATE_IN_EE,
         },
+        process_isolation=True,
+        process_isolation_executable="docker",
+        container_image=ee_image,
+        container_volume_mounts=[f"{ROOT / 'lab' / '.state'}:{STATE_IN_EE}"],
+        # the lab's devices listen on 127.0.0.1 of this machine
+        container_options=["--network=host"],
         verbosity=3,
         cmdline=shlex.join(defaults_as_extra_vars()),
         quiet=True,
     )
     artifact_dir = Path(result.config.artifact_dir)
     command = json.loads((artifact_dir / "command").read_text())["command"]
-    return SiteRun(result, result.stdout.read(), command, artifact_dir)
+    return SiteRun(result, result.stdout.read(), command, artifact_dir, private_data_dir)
+
+
+@pytest.fixture(scope="session")
+def site_run_text(site_run: SiteRun) -> str:
+    """What the shared run printed, colour dropped and whitespace folded: the roles'
+    reports of what they skipped and why, and the recap's custom stats."""
+    return re.sub(r"\s+", " ", re.sub(r"\x1b\[[0-9;]*m", "", site_run.output))
 
 
 def assert_runner_noop(result: Any, output: str) -> None:
@@ -155,6 +198,18 @@ def assert_runner_noop(result: Any, output: str) -> None:
     }
 
 
+def task_executions(events: Any) -> dict[str, int]:
+    """Task executions per host in a run's events, counted as the bench counts them
+    (bench/callback_plugins/bench_stats.py): a task that ran on a host and was not
+    skipped is one, a loop is one, an include is one."""
+    counts: dict[str, int] = {}
+    for event in events:
+        if event.get("event") in ("runner_on_ok", "runner_on_failed", "runner_on_unreachable"):
+            host = event["event_data"]["host"]
+            counts[host] = counts.get(host, 0) + 1
+    return counts
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Parametrize `compute_name` / `isilon_name` over the lab inventory's hosts."""
     groups = load_lab_groups()
@@ -169,11 +224,17 @@ def pytest_configure(config: pytest.Config) -> None:
         "fresh_lab: needs the lab as created, before the first converge (Molecule's prepare"
         " step selects these with -m fresh_lab; every other run leaves them out)",
     )
+    config.addinivalue_line(
+        "markers",
+        "idempotence: the converged lab's re-run changes nothing; runs before every other"
+        " test, whatever the file names, since the others change the lab and put it back",
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Leave out the fresh-lab tests unless `-m` names them: on a converged lab they
-    cannot hold, and the verify step runs on one."""
+    """The idempotence check first; the fresh-lab tests left out unless `-m` names them
+    (on a converged lab they cannot hold, and the verify step runs on one)."""
+    items.sort(key=lambda item: item.get_closest_marker("idempotence") is None)
     if "fresh_lab" in (config.getoption("markexpr") or ""):
         return
     kept = [item for item in items if item.get_closest_marker("fresh_lab") is None]

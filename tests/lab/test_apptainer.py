@@ -11,16 +11,16 @@ SERVERS = sorted(load_lab_groups()["head"]) + sorted(load_lab_groups()["compute"
 
 
 @pytest.mark.parametrize("host", SERVERS)
-def test_each_server_says_why_it_has_no_apptainer(host, scheduler_check):
+def test_each_server_says_why_it_has_no_apptainer(host, site_run_text):
     line = (
         f"Apptainer not installed on {host}: apptainer_source=none and no apptainer command found"
     )
-    assert line in scheduler_check
+    assert line in site_run_text
     assert docker_host(host).run("command -v apptainer").rc != 0
 
 
-def test_the_recap_records_the_skips(scheduler_check):
-    recap = scheduler_check[scheduler_check.index("CUSTOM STATS") :]
+def test_the_recap_records_the_skips(site_run_text):
+    recap = site_run_text[site_run_text.index("CUSTOM STATS") :]
     assert "apptainer_skipped" in recap
     assert all(host in recap for host in SERVERS)
 

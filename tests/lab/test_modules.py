@@ -83,6 +83,6 @@ def test_role_files_carry_the_header_and_the_core_module_points_at_the_tree(name
 
 
 @pytest.mark.parametrize("name", _hosts())
-def test_role_report_names_the_missing_cuda_toolkit(name, scheduler_check):
-    assert f"cuda: no CUDA toolkit under /usr/local on {name}" in scheduler_check
-    assert f"modules on {name}: " in scheduler_check
+def test_role_report_names_the_missing_cuda_toolkit(name, site_run_text):
+    assert f"cuda: no CUDA toolkit under /usr/local on {name}" in site_run_text
+    assert f"modules on {name}: " in site_run_text
