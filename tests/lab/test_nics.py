@@ -7,8 +7,8 @@ inventories/lab/hosts.yml); the persistent state is checked in each renderer's o
 from __future__ import annotations
 
 import json
+import re
 
-import pytest
 import yaml
 from conftest import docker_host, load_lab_groups, run_playbook
 
@@ -143,25 +143,37 @@ def _persistent_state(host, renderer: str) -> str:
     return host.file("/etc/network/interfaces.d/60-dlcluster-eth1").content_string
 
 
-@pytest.mark.parametrize("renderer", ["ifupdown", "netplan", "networkmanager"])
-def test_an_unreachable_change_is_rolled_back(renderer):
-    name = _host_with(renderer)
-    host = docker_host(name)
-    before = _eth1(host)
-    persistent = _persistent_state(host, renderer)
+def test_an_unreachable_change_is_rolled_back_by_every_renderer():
+    """One compute.yml run over the three nodes, one renderer each: every node moves its
+    data NIC to an address of its own whose check target never answers, and each rolls
+    the change back, its live and persistent state as before."""
+    renderers = ("ifupdown", "netplan", "networkmanager")
+    names = {renderer: _host_with(renderer) for renderer in renderers}
+    hosts = {renderer: docker_host(name) for renderer, name in names.items()}
+    before = {renderer: _eth1(host) for renderer, host in hosts.items()}
+    persistent = {renderer: _persistent_state(host, renderer) for renderer, host in hosts.items()}
+    # extra vars are templated per host: each node gets 10.201.1.5x, x its place
     change = {
-        "nics_interfaces": [
-            {"name": "eth1", "address": "10.201.1.52/24", "mtu": 9000, "check": ["10.201.1.250"]}
-        ],
+        "nics_interfaces": [{
+            "name": "eth1", "mtu": 9000, "check": ["10.201.1.250"],
+            "address": "10.201.1.{{ 51 + groups['compute'].index(inventory_hostname) }}/24",
+        }],
         "nics_check_timeout": 1,
-    }
-    result = run_playbook("playbooks/compute.yml", "--limit", name, "-e", json.dumps(change))
+    }  # fmt: skip
+    result = run_playbook(
+        "playbooks/compute.yml", "--limit", ",".join(names.values()), "-e", json.dumps(change)
+    )
     assert result.returncode != 0
-    assert "nics: the change was rolled back" in " ".join(result.stdout.split())
-    after = _eth1(host)
-    assert _addresses(after) == _addresses(before)
-    assert after["mtu"] == before["mtu"]
-    assert _persistent_state(host, renderer) == persistent
+    output = " ".join(result.stdout.split())
+    for renderer, host in hosts.items():
+        recap = rf"{names[renderer]}\s+: ok=\d+\s+changed=\d+\s+unreachable=0\s+failed=1"
+        failed = re.search(recap, result.stdout)
+        assert failed, (renderer, result.stdout[-3000:])
+        after = _eth1(host)
+        assert _addresses(after) == _addresses(before[renderer]), renderer
+        assert after["mtu"] == before[renderer]["mtu"], renderer
+        assert _persistent_state(host, renderer) == persistent[renderer], renderer
+    assert output.count("nics: the change was rolled back") >= len(renderers), output[-4000:]
 
 
 def test_the_management_interface_is_refused_untouched():

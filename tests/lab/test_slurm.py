@@ -143,8 +143,13 @@ def test_an_mpi_job_spans_the_nodes_under_slurm():
     assert len({line[4] for line in lines}) == 2, out
 
 
-def test_a_partition_change_is_applied_without_ending_running_jobs():
-    job_id = _run("sbatch --parsable -N1 -p hipri --wrap 'sleep 600'").strip()
+def test_a_partition_change_keeps_running_jobs_and_a_drained_node_is_reported_not_fatal():
+    """One scheduler.yml run with a partition added, while a job runs on the first node
+    and the last node is drained by hand (under repair): the partition is there, the job
+    still runs, the run succeeds and reports the drained node with its reason."""
+    drained = COMPUTE[-1]
+    job_id = _run(f"sbatch --parsable -N1 -p hipri -w {COMPUTE[0]} --wrap 'sleep 600'").strip()
+    _run(f"scontrol update nodename={drained} state=drain reason=lab-repair")
     try:
         for _ in range(30):
             if "JobState=RUNNING" in _run(f"scontrol show job {job_id}"):
@@ -156,24 +161,15 @@ def test_a_partition_change_is_applied_without_ending_running_jobs():
             {"name": "requestq"},
             {"name": "labq", "max_time": "1:00:00"},
         ]
-        extra = json.dumps({"slurm_partitions": partitions})
+        extra = json.dumps({"slurm_partitions": partitions, "slurm_report_wait": 3})
         result = run_playbook("playbooks/scheduler.yml", "-e", extra)
         assert result.returncode == 0, result.stdout[-3000:]
+        assert f"{drained}: drained (lab-repair)" in result.stdout, result.stdout[-3000:]
         assert "labq" in _run("sinfo --noheader --format=%P")
         assert "JobState=RUNNING" in _run(f"scontrol show job {job_id}")
     finally:
         _head().run(f"scancel {job_id}")
+        _run(f"scontrol update nodename={drained} state=resume")
         restored = run_playbook("playbooks/scheduler.yml")
     assert restored.returncode == 0, restored.stdout[-3000:]
     assert "labq" not in _run("sinfo --noheader --format=%P")
-
-
-def test_a_drained_node_is_reported_not_fatal():
-    node = COMPUTE[-1]
-    _run(f"scontrol update nodename={node} state=drain reason=lab-repair")
-    try:
-        result = run_playbook("playbooks/scheduler.yml", "-e", "slurm_report_wait=3")
-        assert result.returncode == 0, result.stdout[-3000:]
-        assert f"{node}: drained (lab-repair)" in result.stdout, result.stdout[-3000:]
-    finally:
-        _run(f"scontrol update nodename={node} state=resume")
