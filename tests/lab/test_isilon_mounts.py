@@ -68,7 +68,9 @@ def test_data_mount_list_is_ordered_for_the_mpi_launcher(compute_name):
 
 def test_each_assigned_address_serves_the_data_set(compute_name):
     host = docker_host(compute_name)
-    for fields in _nfs_lines(host):
+    lines = _nfs_lines(host)
+    assert len(lines) == 5, lines  # the default mount and the four data mounts
+    for fields in lines:
         address = fields[0].split(":")[0]
         listing = host.run(f"nfs-ls nfs://{address}/ifs/data/imagenet-scratch/tfrecords")
         assert listing.rc == 0 and "train-00000-of-00016" in listing.stdout, listing.stderr

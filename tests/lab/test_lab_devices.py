@@ -29,11 +29,22 @@ def test_every_isilon_node_serves_one_namespace(lab_groups):
 
 
 def test_lab_ports_are_published_on_loopback_only(lab_groups):
+    published = set()
     for name in lab_groups["all"]:
         bindings = _inspect(name)["HostConfig"]["PortBindings"] or {}
+        if bindings:
+            published.add(name)
         for port, targets in bindings.items():
             for target in targets:
                 assert target["HostIp"] == "127.0.0.1", f"{name} publishes {port} on {target}"
+    # every host the control host reaches has its ports published: SSH, APIs, the registry
+    reached = {
+        name
+        for name, hvars in lab_groups["all"].items()
+        if {"lab_ssh_port", "lab_papi_port", "lab_portal_port", "lab_registry_port",
+            "ansible_port"} & set(hvars)
+    }  # fmt: skip
+    assert reached and reached <= published, sorted(reached - published)
 
 
 def test_data_network_is_internal_and_jumbo():

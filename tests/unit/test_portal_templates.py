@@ -110,8 +110,12 @@ class TestNotebook:
         assert kernelspec["display_name"] == "Python 3 (ipykernel)"
 
     def test_code_compiles(self, path):
-        for cell in _code_cells(_load(path)):
-            compile(_python(cell), f"{path.name}:{cell.get('id')}", "exec")
+        cells = _code_cells(_load(path))
+        assert len(cells) >= 3, f"{path.name}: {len(cells)} code cells"
+        compiled = [compile(_python(c), f"{path.name}:{c.get('id')}", "exec") for c in cells]
+        # every cell's code became a code object with its statements, none left empty
+        assert all(code.co_code for code in compiled)
+        assert all(_python(cell).strip() for cell in cells), path.name
 
     def test_starts_with_markdown(self, path):
         first = _load(path)["cells"][0]
