@@ -64,15 +64,6 @@ def test_site_playbook_passes_syntax_check(site):
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-@pytest.mark.parametrize("site", SITES)
-def test_site_passes_preflight(site):
-    result = _run(
-        str(BIN / "ansible-playbook"), "-i", f"inventories/{site}", "playbooks/preflight.yml"
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "Inventory checks passed" in result.stdout
-
-
 def test_seed_host_counts_are_kept():
     counts = {
         site: (len(_inventory(site)["compute"]["hosts"]), len(_inventory(site)["isilon"]["hosts"]))
