@@ -56,7 +56,7 @@ def nvidia_smi_problems(
 def hosts_without_gpus(hosts: Sequence[str], hostvars: Mapping[str, Any]) -> list[str]:
     """The hosts on which no NVIDIA GPU was found (fact `nvidia_gpu_pci_addresses` empty).
 
-    The fact comes from the `nvidia_gpus` module, which the cluster_host role runs on every
+    The fact comes from the `cluster_host` module, which the cluster_host role runs on every
     server; a host it has not scanned is not listed: nothing is known about it.
     """
     found = [

@@ -1,13 +1,21 @@
 #!/usr/bin/python
-"""Find the NVIDIA GPUs on a host's PCI bus, from sysfs, as a host fact."""
+"""Read a server once per run: its installed packages and NVIDIA GPUs; and create
+dlcluster's directories on it."""
 
 from __future__ import annotations
 
 DOCUMENTATION = r"""
 ---
-module: nvidia_gpus
-short_description: Find the NVIDIA GPUs on the PCI bus and record them as a host fact
+module: cluster_host
+short_description: Read a server's packages and NVIDIA GPUs, and create dlcluster's directories
 description:
+  - The cluster_host role's one task per server and run. It lists the installed packages
+    with the command given in O(package_query) (the package database's own listing,
+    C(dpkg-query) or C(rpm -qa), a fraction of a second where C(package_facts) loads the
+    whole apt cache) and returns its output as RV(stdout); it finds the NVIDIA GPUs as
+    below; and it makes the O(directories) C(root:root 0755), creating those that are
+    missing and correcting the owner or mode of the others, reporting C(changed) only
+    then (in check mode it says what it would do without doing it).
   - Lists the PCI functions under O(sysfs) whose vendor is NVIDIA (C(0x10de)) and whose
     class is a VGA-compatible (C(0x0300)) or 3D (C(0x0302)) controller, the devices
     C(lspci -d 10de:) shows as GPUs. NVSwitches, audio functions and USB-C controllers of
@@ -16,14 +24,23 @@ description:
     base role installs anything and before the NVIDIA driver exists.
   - Returns the fact C(nvidia_gpu_pci_addresses) (sorted domain:bus:device.function
     addresses; empty where there is no NVIDIA GPU), which decides whether the driver, the
-    NVIDIA Container Toolkit and C(--gpus) belong on the host. It reads only, and
-    supports check mode.
+    NVIDIA Container Toolkit and C(--gpus) belong on the host.
   - Also returns C(nvidia_gpu_device_files), the GPU character devices under O(dev)
     (C(/dev/nvidia0), C(/dev/nvidia1)... with NVIDIA's major number 195; not
     C(nvidiactl) or C(nvidia-uvm)), which the driver creates once loaded and which
     Slurm's C(gres.conf) names. On a host without the driver the list is empty.
 version_added: "1.0.0"
 options:
+  package_query:
+    description: The command (argv) that prints the installed packages, one a line.
+    type: list
+    elements: str
+    required: true
+  directories:
+    description: Directories the server must have (created C(root:root 0755) when missing).
+    type: list
+    elements: path
+    default: []
   sysfs:
     description: Directory of the PCI devices (one sub-directory per function).
     type: path
@@ -36,8 +53,11 @@ author: dlcluster
 """
 
 EXAMPLES = r"""
-- name: Find the NVIDIA GPUs on the PCI bus
-  nvidia_gpus:
+- name: Read the installed packages and the NVIDIA GPUs, create dlcluster's directories
+  cluster_host:
+    package_query: [dpkg-query, --show, "--showformat=${db:Status-Abbrev}|${Package}|${Version}\n"]
+    directories: ["{{ cluster_config_dir }}", "{{ cluster_state_dir }}"]
+  register: _cluster_host_package_list
 
 - name: Say how many there are
   ansible.builtin.debug:
@@ -45,6 +65,17 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+stdout:
+  description: What O(package_query) printed (filter installed_packages reads it).
+  returned: always
+  type: str
+created:
+  description: >-
+    The directories that were missing or not C(root:root 0755) (made so, unless in
+    check mode).
+  returned: always
+  type: list
+  elements: str
 ansible_facts:
   description: The facts the module sets.
   returned: always
@@ -124,9 +155,24 @@ def find_device_files(dev: str) -> list[str]:
     return [path for _, path in sorted(found)]
 
 
+def _is_ours(path: str) -> bool:
+    """A directory owned by root:root with mode 0755, as the role makes them."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return False
+    return (
+        stat.S_ISDIR(info.st_mode)
+        and (info.st_uid, info.st_gid) == (0, 0)
+        and (stat.S_IMODE(info.st_mode) == 0o755)
+    )
+
+
 def main() -> None:
     module = AnsibleModule(
         argument_spec={
+            "package_query": {"type": "list", "elements": "str", "required": True},
+            "directories": {"type": "list", "elements": "path", "default": []},
             "sysfs": {"type": "path", "default": "/sys/bus/pci/devices"},
             "dev": {"type": "path", "default": "/dev"},
         },
@@ -140,7 +186,16 @@ def main() -> None:
         "nvidia_gpu_pci_addresses": gpus,
         "nvidia_gpu_device_files": find_device_files(module.params["dev"]),
     }
-    module.exit_json(changed=False, ansible_facts=facts)
+    rc, listing, err = module.run_command(module.params["package_query"])
+    if rc != 0:
+        module.fail_json(msg=f"could not list the installed packages: {err.strip() or listing}")
+    created = [path for path in module.params["directories"] if not _is_ours(path)]
+    if not module.check_mode:
+        for path in created:
+            os.makedirs(path, mode=0o755, exist_ok=True)
+            os.chown(path, 0, 0)
+            os.chmod(path, 0o755)
+    module.exit_json(changed=bool(created), created=created, stdout=listing, ansible_facts=facts)
 
 
 if __name__ == "__main__":
