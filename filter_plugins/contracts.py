@@ -81,6 +81,24 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "validate_nccl_gpus_per_server": (0, None),
     "validate_fio_runtime": (1, None),
     "validate_fio_files_per_job": (1, None),
+    "jupyterhub_cpus_per_gpu": (1, None),
+    "jupyterhub_memory_per_gpu_gb": (1, None),
+}
+
+# Formats per variable path that argument_specs cannot express: a regular expression the
+# whole string must match, and what it is, said as the tool that reads it says it.
+FORMATS: dict[str, tuple[str, str]] = {
+    # Slurm's --time (sbatch(1)): [days-]hours[:minutes[:seconds]]
+    "jupyterhub_time_limit": (
+        r"([0-9]+-)?[0-9]+(:[0-9]{2}){0,2}",
+        "a Slurm time limit ([days-]hours[:minutes[:seconds]])",
+    ),
+    # TensorBoard's --logdir below each user's home
+    "jupyterhub_tensorboard_logdir": (
+        r"(?!/)(?!(.*/)?\.\.(/|$)).+",
+        "a log folder inside the home (relative, no ..)",
+    ),
+    "jupyterhub_hub_host": (r".+", "the host name of the hub (a host of the `head` group)"),
 }
 
 
@@ -131,6 +149,9 @@ def check_value(value: Any, spec: Mapping[str, Any], path: str) -> list[str]:
     except (TypeError, ValueError):
         return [f"{path} is {_shown(value)}, which is not a {kind}"]
     problems = []
+    pattern = FORMATS.get(_range_key(path))
+    if pattern and kind == "str" and not re.fullmatch(pattern[0], converted):
+        problems.append(f"{path} is {_shown(value)}; it must be {pattern[1]}")
     choices = spec.get("choices")
     if choices and kind != "list" and converted not in choices:
         allowed = ", ".join(str(choice) for choice in choices)

@@ -521,6 +521,26 @@ PREFLIGHT_CASES = [
         {"ngc_container_launch_env": ["NCCL_DEBUG=INFO"]},
         "gpu-1: ngc_container_launch_env is ['NCCL_DEBUG=INFO'], which is not a dict",
     ),
+    (
+        "portal_time_limit_not_slurms",
+        {},
+        {"jupyterhub_time_limit": "eight hours"},
+        "gpu-1: jupyterhub_time_limit is 'eight hours'; it must be a Slurm time limit"
+        " ([days-]hours[:minutes[:seconds]])",
+    ),
+    (
+        "portal_logdir_outside_the_home",
+        {},
+        {"jupyterhub_tensorboard_logdir": "../../etc"},
+        "gpu-1: jupyterhub_tensorboard_logdir is '../../etc'; it must be a log folder inside"
+        " the home (relative, no ..)",
+    ),
+    (
+        "portal_no_cores_per_gpu",
+        {},
+        {"jupyterhub_cpus_per_gpu": 0},
+        "gpu-1: jupyterhub_cpus_per_gpu is 0; allowed: 1..",
+    ),
 ]
 
 
@@ -768,18 +788,6 @@ ROLE_CASES = [
         "jupyterhub",
         {"jupyterhub_gpus_max": "many"},
         "argument 'jupyterhub_gpus_max' is of type str and we were unable to convert to int",
-    ),
-    (
-        "portal_time_limit_not_slurms",
-        "jupyterhub",
-        {"jupyterhub_hub_host": "head-1", "jupyterhub_time_limit": "eight hours"},
-        "jupyterhub_time_limit eight hours is not a Slurm time limit",
-    ),
-    (
-        "portal_logdir_outside_the_home",
-        "jupyterhub",
-        {"jupyterhub_hub_host": "head-1", "jupyterhub_tensorboard_logdir": "../../etc"},
-        "jupyterhub_tensorboard_logdir ../../etc must be a log folder inside the home",
     ),
 ]
 

@@ -37,7 +37,8 @@ POLICY = {
 
 
 class Site:
-    """A one-node Isilon inventory reaching a simulated cluster of this process."""
+    """A one-node Isilon inventory reaching a simulated cluster of this process (and the
+    one GPU server the early phase wants a site to have)."""
 
     def __init__(self, tmp_path: Path):
         cert, key = _self_signed(tmp_path)
@@ -59,8 +60,14 @@ class Site:
             "cluster_onefs_username": USER,
             "cluster_onefs_password": PASSWORD,
         }
-        self.inventory.write_text(json.dumps({"all": {"children": {"isilon": {
-            "hosts": {"lab-isilon-1": node}}}}}))  # fmt: skip
+        # the early phase checks the whole site: one GPU server, never contacted (the
+        # onefs tag runs none of its plays)
+        server = {"cluster_data_address": "10.201.1.11", "ansible_connection": "local"}
+        site_vars = {"cluster_data_mtu": 9000, "cluster_registry_password": "unused"}
+        self.inventory.write_text(json.dumps({"all": {"vars": site_vars, "children": {
+            "isilon": {"hosts": {"lab-isilon-1": node}},
+            "compute": {"hosts": {"gpu-1": server}},
+        }}}))  # fmt: skip
 
     def storage(self, *extra: str) -> subprocess.CompletedProcess[str]:
         env = {
