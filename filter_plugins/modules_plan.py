@@ -7,6 +7,7 @@ which aliases have a target) are unit-tested without a host.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 _VERSION = re.compile(r"[0-9]+(?:\.[0-9]+)+")
@@ -221,8 +222,75 @@ def modules_in_tree(paths: list[str], tree: str) -> list[str]:
     return sorted(found)
 
 
+def modules_intended_files(
+    plan: dict[str, Any],
+    core_dir: str,
+    tree_dir: str,
+    writes_tree: bool,
+    previous: list[str],
+) -> list[dict[str, Any]]:
+    """What the role's tree.yml leaves on a host, as host_state file entries: the core
+    module and its directory; where the host writes the tree, its directories, one
+    modulefile per module version (rendered from module.lua.j2 with the module as
+    `item`), the aliases, and the role's earlier modulefiles the plan no longer has, absent.
+    """
+    owned = {"owner": "root", "group": "root"}
+    entries: list[dict[str, Any]] = [
+        {"path": core_dir, "state": "directory", "mode": "0755", **owned},
+        {"path": f"{core_dir}/shared.lua", "template": "shared.lua.j2", "mode": "0644", **owned},
+    ]
+    if not writes_tree:
+        return entries
+    tree = tree_dir.rstrip("/")
+    names = sorted({module["name"] for module in plan["modules"]})
+    entries += [{"path": path, "state": "directory", "mode": "0755", **owned}
+                for path in [tree, *(f"{tree}/{name}" for name in names)]]  # fmt: skip
+    wanted = []
+    for module in plan["modules"]:
+        path = f"{tree}/{module['name']}/{module['version']}.lua"
+        wanted.append(path)
+        entries.append({"path": path, "template": "module.lua.j2",
+                        "template_vars": {"item": module}, "mode": "0644", **owned})  # fmt: skip
+    if plan.get("aliases"):
+        wanted.append(f"{tree}/.modulerc.lua")
+        entries.append({"path": f"{tree}/.modulerc.lua", "template": "modulerc.lua.j2",
+                        "mode": "0644", **owned})  # fmt: skip
+    entries += [{"path": path, "state": "absent"} for path in sorted(set(previous) - set(wanted))]
+    return entries
+
+
+def modules_report(
+    host_vars: Mapping[str, Any],
+    tree_dir: str,
+    tree_group: str,
+    tree_shared: Any,
+    writers: list[str],
+) -> str:
+    """The line the role reports for one host: its modules, where a host reads a shared
+    tree which group writes it, and why any module is absent. `tree_shared` is the role's
+    modules_tree_shared where the host does not set its own; `writers` the hosts of
+    `tree_group`."""
+    plan = host_vars["_modules_plan"]
+    shared = host_vars.get("modules_tree_shared", tree_shared)
+    writes = str(shared).strip().lower() not in ("1", "true", "yes", "on") or (
+        host_vars["inventory_hostname"] in (writers or [])
+    )
+    available = host_vars.get("modules_available", [])
+    where = "" if writes else f" (the shared tree {tree_dir}, written by the {tree_group} group)"
+    absent = "; ".join(plan.get("absent") or []) if writes and plan.get("absent") else "none"
+    return (
+        f"modules on {host_vars['inventory_hostname']}: {', '.join(available) or 'none'}{where};"
+        f" absent: {absent}"
+    )
+
+
 class FilterModule:
     """The modules role's planning filters."""
 
     def filters(self) -> dict[str, Any]:
-        return {"modules_plan": modules_plan, "modules_in_tree": modules_in_tree}
+        return {
+            "modules_plan": modules_plan,
+            "modules_in_tree": modules_in_tree,
+            "modules_intended_files": modules_intended_files,
+            "modules_report": modules_report,
+        }

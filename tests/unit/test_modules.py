@@ -291,7 +291,7 @@ def test_argument_specs_cover_every_default_with_the_same_value():
 
 def test_detection_is_read_only_and_runs_in_check_mode():
     tasks = yaml.safe_load((ROLE / "tasks" / "detect.yml").read_text())
-    assert len(tasks) == 5
+    assert len(tasks) == 4  # Open MPI, the driver and toolkits (one find), Apptainer, the tree
     for task in tasks:
         assert task.get("check_mode") is False, task["name"]
         if "ansible.builtin.command" in task:
@@ -310,3 +310,38 @@ def test_only_files_with_the_roles_header_are_found_for_removal():
         (module,) = _plan()["modules"]
         text = _render(template, item=module, _modules_plan=_plan())
         assert text.splitlines()[0] == header, template
+
+
+def test_the_tree_as_host_state_entries_names_every_file_and_drops_what_left_the_plan():
+    plan = _plan()
+    tree, core = "/cm/shared/modulefiles", "/etc/lmod/modules"
+    previous = [f"{tree}/openmpi/4.1.4.lua", f"{tree}/cuda/9.1.lua"]
+    entries = plan_mod.modules_intended_files(plan, core, tree, True, previous)
+    by_path = {entry["path"]: entry for entry in entries}
+    assert by_path[core]["state"] == "directory"
+    assert by_path[f"{core}/shared.lua"]["template"] == "shared.lua.j2"
+    (module,) = plan["modules"]
+    modulefile = by_path[f"{tree}/{module['name']}/{module['version']}.lua"]
+    assert modulefile["template"] == "module.lua.j2" and modulefile["template_vars"] == {
+        "item": module
+    }
+    assert by_path[f"{tree}/cuda/9.1.lua"] == {"path": f"{tree}/cuda/9.1.lua", "state": "absent"}
+    assert all(e.get("owner", "root") == "root" for e in entries)
+    # a host that only reads the shared tree checks its core module alone
+    assert [e["path"] for e in plan_mod.modules_intended_files(plan, core, tree, False, [])] == [
+        core,
+        f"{core}/shared.lua",
+    ]
+
+
+def test_the_report_line_names_the_modules_and_why_others_are_absent():
+    plan = _plan()
+    host_vars = {"inventory_hostname": HOST, "_modules_plan": plan,
+                 "modules_available": plan["available"]}  # fmt: skip
+    line = plan_mod.modules_report(host_vars, "/cm/shared/modulefiles", "head", False, [])
+    assert line.startswith(f"modules on {HOST}: openmpi/4.1.4; absent: ")
+    assert f"cuda: no CUDA toolkit under /usr/local on {HOST}" in line
+    shared = plan_mod.modules_report(host_vars, "/cm/shared/modulefiles", "head", True, ["h"])
+    assert "(the shared tree /cm/shared/modulefiles, written by the head group); absent: none" in (
+        shared
+    )
