@@ -43,6 +43,19 @@ def hosts_lacking_image(
     return lacking
 
 
+def ngc_container_built_id(host_vars: Mapping[str, Any]) -> str:
+    """The ID of the image the build host holds for this run: the build's, where the
+    run built it (the registered `_ngc_container_build`), else the image it already had
+    under that name (`_ngc_container_local`, docker_image_info); "" where neither."""
+    build = host_vars.get("_ngc_container_build", {})
+    built = ((build or {}).get("image") or {}).get("Id") if isinstance(build, Mapping) else None
+    if built:
+        return str(built)
+    local = host_vars.get("_ngc_container_local", {})
+    images = (local or {}).get("images") or [] if isinstance(local, Mapping) else []
+    return str(images[0].get("Id") or "") if images else ""
+
+
 def installed_packages(listing: str) -> dict[str, list[dict[str, str]]]:
     """Installed packages from the package database's own listing, by name.
 
@@ -76,5 +89,6 @@ class FilterModule:
         return {
             "isilon_frontend_addresses": isilon_frontend_addresses,
             "hosts_lacking_image": hosts_lacking_image,
+            "ngc_container_built_id": ngc_container_built_id,
             "installed_packages": installed_packages,
         }

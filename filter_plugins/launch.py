@@ -88,10 +88,20 @@ def launch_images_per_sec(output: str) -> dict[str, Any]:
     }
 
 
+def ngc_container_mpi_lines(lines: list[str] | None) -> list[str]:
+    """The host names mpirun printed in the MPI check's output (tasks/check.yml): the
+    lines after its "== mpirun" marker, trimmed; none where the check did not get there."""
+    lines = list(lines or [])
+    if "== mpirun" not in lines:
+        return []
+    return [line.strip() for line in lines[lines.index("== mpirun") + 1 :] if line.strip()]
+
+
 class FilterModule:
     def filters(self) -> dict[str, Any]:
         return {
             "docker_run_argv": docker_run_argv,
             "mpi_launch_argv": mpi_launch_argv,
             "launch_images_per_sec": launch_images_per_sec,
+            "ngc_container_mpi_lines": ngc_container_mpi_lines,
         }

@@ -66,3 +66,12 @@ def test_installed_packages_from_rpm_and_several_versions():
 
 def test_no_listing_means_no_packages():
     assert cluster.installed_packages("") == {}
+
+
+def test_the_build_id_is_the_new_builds_else_the_image_the_build_host_has():
+    built = {"_ngc_container_build": {"image": {"Id": "sha:new"}},
+             "_ngc_container_local": _info("sha:old")}  # fmt: skip
+    assert cluster.ngc_container_built_id(built) == "sha:new"
+    assert cluster.ngc_container_built_id({"_ngc_container_local": _info("sha:old")}) == "sha:old"
+    skipped = {"_ngc_container_build": {"skipped": True}, "_ngc_container_local": _info()}
+    assert cluster.ngc_container_built_id(skipped) == ""

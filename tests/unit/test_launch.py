@@ -108,3 +108,10 @@ def test_docker_run_passes_the_rdma_devices_and_memory_locking_where_asked():
     assert "--device /dev/infiniband:/dev/infiniband --cap-add IPC_LOCK img sshd" in joined
     plain = " ".join(launch.docker_run_argv({**settings, "devices": [], "capabilities": []}))
     assert "--device" not in plain and "--cap-add" not in plain
+
+
+def test_the_mpi_check_names_are_the_lines_after_its_marker():
+    lines = ["ssh lab-compute-2 0 lab-compute-2", "== mpirun", " lab-compute-1", "lab-compute-2 "]
+    assert launch.ngc_container_mpi_lines(lines) == ["lab-compute-1", "lab-compute-2"]
+    assert launch.ngc_container_mpi_lines(["ssh lab-compute-2 255 Permission denied"]) == []
+    assert launch.ngc_container_mpi_lines(None) == []
