@@ -158,11 +158,18 @@ def nics_netplan(interfaces: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return {"network": {"version": 2, "ethernets": ethernets}}
 
 
+def nics_roce_report(host_vars: Mapping[str, Any]) -> Any:
+    """One server's RoCE ports as nic_runtime read them (roce=true), or why there is none."""
+    ports = ((host_vars.get("_nics_runtime", {})) or {}).get("roce")
+    return ports or "no RDMA device: RoCE not available here"
+
+
 class FilterModule:
     """Data-NIC planning."""
 
     def filters(self) -> dict[str, Any]:
         return {
+            "nics_roce_report": nics_roce_report,
             "nics_with_defaults": nics_with_defaults,
             "nics_runtime": nics_runtime,
             "nics_inventory_problems": nics_inventory_problems,

@@ -154,6 +154,34 @@ def rdma_inventory_problems(
     return problems
 
 
+def rdma_report_notes(host_vars: Mapping[str, Any], reboot_note: str, reboot: Any = False
+                      ) -> list[str]:  # fmt: skip
+    """What the role says about one server after its run (its registered device read and
+    the facts rdma_devices published): the port types it left alone and why, the compute
+    HCAs the server lacks, and a reboot the new port types wait for where the role may not
+    make it. A server the role did not read this run says nothing."""
+    if "_rdma_host" not in host_vars:
+        return []
+    facts = host_vars.get("ansible_facts") or {}
+    notes = [
+        f"skipped: {result.get('reason', '')}"
+        for result in facts.get("rdma_port_type_results") or []
+        if result.get("status") == "skipped"
+    ]
+    notes += [
+        f"compute HCA {name} is not on this host"
+        for name in (host_vars["_rdma_host"] or {}).get("missing") or []
+    ]
+    may_reboot = host_vars.get("rdma_reboot", reboot)
+    if facts.get("rdma_reboot_required") and not _bool(may_reboot):
+        notes.append(reboot_note)
+    return notes
+
+
+def _bool(value: Any) -> bool:
+    return str(value).strip().lower() in ("1", "true", "yes", "on")
+
+
 class FilterModule:
     """RDMA planning."""
 
@@ -164,4 +192,5 @@ class FilterModule:
             "rdma_ucx_net_devices": rdma_ucx_net_devices,
             "rdma_problems": rdma_problems,
             "rdma_inventory_problems": rdma_inventory_problems,
+            "rdma_report_notes": rdma_report_notes,
         }

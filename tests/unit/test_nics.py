@@ -237,3 +237,11 @@ def test_the_ipoib_mode_is_read_from_sysfs(tmp_path):
     (tmp_path / "ibp12s0" / "mode").write_text("datagram\n")
     assert nic_runtime.ipoib_mode("ibp12s0", str(tmp_path)) == "datagram"
     assert nic_runtime.ipoib_mode("eth1", str(tmp_path)) is None
+
+
+def test_the_roce_report_is_the_ports_read_or_why_there_are_none():
+    ports = [{"device": "mlx5_0", "port": 1, "link_layer": "Ethernet"}]
+    assert nics.nics_roce_report({"_nics_runtime": {"roce": ports}}) == ports
+    assert nics.nics_roce_report({"_nics_runtime": {"roce": []}}) == (
+        "no RDMA device: RoCE not available here"
+    )

@@ -489,3 +489,28 @@ def test_an_mstconfig_error_fails_with_its_own_message(host):
     result = _run(host, port_types=[{"device": "mlx5_4", "type": "eth"}])
     assert result["failed"] is True
     assert "-E- Failed to open device: 0000:61:00.0" in result["msg"]
+
+
+def test_the_report_notes_say_what_was_left_alone_missing_and_waiting():
+    host_vars = {
+        "_rdma_host": {"missing": ["mlx5_6"]},
+        "ansible_facts": {
+            "rdma_port_type_results": [
+                {"status": "skipped", "reason": "no RDMA device mlx5_4 on this host"},
+                {"status": "ok"},
+            ],
+            "rdma_reboot_required": True,
+        },
+    }
+    assert rdma.rdma_report_notes(host_vars, "reboot required") == [
+        "skipped: no RDMA device mlx5_4 on this host",
+        "compute HCA mlx5_6 is not on this host",
+        "reboot required",
+    ]
+    # the role may reboot (the host's own setting, else the role's): no waiting note
+    assert "reboot required" not in rdma.rdma_report_notes(host_vars, "reboot required", True)
+    assert "reboot required" not in rdma.rdma_report_notes(
+        {**host_vars, "rdma_reboot": "true"}, "reboot required"
+    )
+    # a host the role did not read this run says nothing
+    assert rdma.rdma_report_notes({"ansible_facts": host_vars["ansible_facts"]}, "x") == []
