@@ -284,6 +284,9 @@ def summarise(hosts: dict[str, dict[str, Any]]) -> dict[str, Any]:
         "executions_per_compute_host": round(
             sum(s["executed"] for s in compute.values()) / count, 1
         ),
+        "max_executions_on_a_compute_host": max(
+            (s["executed"] for s in compute.values()), default=0
+        ),
         "seconds_per_compute_host": round(sum(s["seconds"] for s in compute.values()) / count, 1),
     }
 
@@ -397,7 +400,8 @@ def table(results: dict[str, Any]) -> str:
             f"| {runs['noop_defaults']['wall_seconds']:.1f} s "
             f"| {entry['tuned_over_defaults']:.2f} "
             f"| {runs['noop']['executions_per_compute_host']:.0f} "
-            f"(+{runs['noop']['skipped']} skips in all) "
+            f"(most {runs['noop'].get('max_executions_on_a_compute_host', '?')}; "
+            f"+{runs['noop']['skipped']} skips in all) "
             f"| {runs['noop']['seconds_per_compute_host']:.1f} s "
             f"| {seconds(runs['floor'])} | {entry['noop_over_floor']:.2f} "
             f"| {seconds(runs['floor_plays'])} "
@@ -406,10 +410,39 @@ def table(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def plays_table(entry: dict[str, Any]) -> str:
+    """Where one N's no-op goes, play by play: its wall time, the task executions on the
+    compute hosts (the first, which runs the once-for-all tasks, and the most on any
+    other), on the other hosts, and the skips, so that a regression names its play."""
+    lines = [
+        f"No-op at {entry['nodes']} compute nodes, play by play:",
+        "",
+        "| play | seconds | tasks, first compute host | tasks, other compute hosts (most) "
+        "| tasks, other hosts | skips |",
+        "|---|---:|---:|---:|---|---:|",
+    ]
+    for play in entry["runs"]["noop"].get("plays", []):
+        executed = play["executed"]
+        compute = sorted((h for h in executed if h.startswith("lab-compute-")),
+                         key=lambda h: int(h.rsplit("-", 1)[1]))  # fmt: skip
+        first = executed[compute[0]] if compute else 0
+        others = max((executed[h] for h in compute[1:]), default=0)
+        rest = ", ".join(
+            f"{h} {n}" for h, n in executed.items() if not h.startswith("lab-compute-")
+        )
+        lines.append(
+            f"| {play['name']} | {play.get('wall_seconds', 0):.1f} | {first if compute else ''} "
+            f"| {others if len(compute) > 1 else ''} | {rest} "
+            f"| {sum(play.get('skipped', {}).values())} |"
+        )
+    return "\n".join(lines)
+
+
 def write_doc(results: dict[str, Any]) -> None:
     text = DOC.read_text()
     start, end = text.index(TABLE_START), text.index(TABLE_END)
-    DOC.write_text(text[: start + len(TABLE_START)] + "\n" + table(results) + "\n" + text[end:])
+    body = table(results) + "\n\n" + "\n\n".join(plays_table(e) for e in results["nodes"])
+    DOC.write_text(text[: start + len(TABLE_START)] + "\n" + body + "\n" + text[end:])
 
 
 def main() -> int:
@@ -451,6 +484,9 @@ def main() -> int:
     if not args.no_doc:
         write_doc(results)
     print(table(results))
+    for entry in results["nodes"]:
+        print()
+        print(plays_table(entry))
     return 0
 
 

@@ -5,12 +5,15 @@ to $DLCLUSTER_BENCH_STATS when the run ends:
 
     {"wall_seconds": .., "hosts": {host: {"executed": .., "skipped": .., "changed": ..,
      "failed": .., "unreachable": .., "seconds": ..}}, "slowest_tasks": {task name: seconds},
-     "plays": [{"name": .., "executed": {host: ..}}]}
+     "plays": [{"name": .., "wall_seconds": .., "executed": {host: ..}, "skipped": {host: ..},
+                "seconds": {host: ..}}]}
 
 `executed` counts task results that were not skipped (a loop is one execution, an
 include is one); `seconds` sums, per host, the time from a task starting on that host
-to its result. `plays` lists the plays in the order they ran, with the tasks each host
-executed in each (the bench's per-play floor repeats that shape with trivial tasks).
+to its result. `plays` lists the plays in the order they ran, with each play's wall time
+and the tasks each host executed, skipped and the seconds it spent in it (the bench's
+per-play floor repeats the executions' shape with trivial tasks; its per-play table shows
+where a no-op's time and tasks go, so a regression names its play).
 """
 
 from __future__ import annotations
@@ -57,8 +60,21 @@ class CallbackModule(CallbackBase):
         self._tasks: dict[str, float] = defaultdict(float)
         self._plays: list[dict] = []
 
+    def _close_play(self) -> None:
+        if self._plays and "wall_seconds" not in self._plays[-1]:
+            self._plays[-1]["wall_seconds"] = round(time.monotonic() - self._plays[-1]["began"], 2)
+
     def v2_playbook_on_play_start(self, play) -> None:
-        self._plays.append({"name": play.get_name(), "executed": defaultdict(int)})
+        self._close_play()
+        self._plays.append(
+            {
+                "name": play.get_name(),
+                "began": time.monotonic(),
+                "executed": defaultdict(int),
+                "skipped": defaultdict(int),
+                "seconds": defaultdict(float),
+            }
+        )
 
     def _key(self, result) -> tuple[str, str]:
         return (result._host.get_name(), result._task._uuid)
@@ -70,12 +86,17 @@ class CallbackModule(CallbackBase):
         host = result._host.get_name()
         stats = self._hosts[host]
         started = self._task_start.pop(self._key(result), None)
+        spent = 0.0
         if started is not None:
             spent = time.monotonic() - started
             stats["seconds"] += spent
             self._tasks[result._task.get_name()] += spent
+        if self._plays:
+            self._plays[-1]["seconds"][host] += spent
         if outcome == "skipped":
             stats["skipped"] += 1
+            if self._plays:
+                self._plays[-1]["skipped"][host] += 1
             return
         stats["executed"] += 1
         if self._plays:
@@ -101,6 +122,7 @@ class CallbackModule(CallbackBase):
         path = os.environ.get("DLCLUSTER_BENCH_STATS")
         if not path:
             return
+        self._close_play()
         slowest = sorted(self._tasks.items(), key=lambda item: item[1], reverse=True)[:15]
         report = {
             "wall_seconds": round(time.monotonic() - self._started, 2),
@@ -110,7 +132,13 @@ class CallbackModule(CallbackBase):
             },
             "slowest_tasks": {name: round(seconds, 2) for name, seconds in slowest},
             "plays": [
-                {"name": play["name"], "executed": dict(sorted(play["executed"].items()))}
+                {
+                    "name": play["name"],
+                    "wall_seconds": play["wall_seconds"],
+                    "executed": dict(sorted(play["executed"].items())),
+                    "skipped": dict(sorted(play["skipped"].items())),
+                    "seconds": {h: round(v, 2) for h, v in sorted(play["seconds"].items())},
+                }
                 for play in self._plays
                 if play["executed"]
             ],
