@@ -30,8 +30,11 @@ PHASES = DIR / "phases.jsonl"
 BUDGET = ROOT / "tests" / "budget.yml"
 # Molecule announces each step: "INFO     default ➜ converge: Executing"
 MOLECULE_STEP = re.compile(r"➜ (\w+): Executing")
+# ... and how it ended: "INFO     default ➜ verify: Executed: Failed (Verifier tests failed)"
+MOLECULE_RESULT = re.compile(r"➜ (\w+): Executed: (\w+)")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 SLOWEST = 20
+FAILURE_LINES = 6
 
 
 def _record(name: str, started: float, ended: float, rc: int | None) -> None:
@@ -56,26 +59,40 @@ def run(name: str, command: list[str]) -> int:
 
 
 def molecule(command: list[str]) -> int:
-    """Run Molecule, passing its output through, and time each step it announces. The
-    scenario's first destroy (of a lab left over) is recorded as `destroy (before)`."""
+    """Run Molecule, passing its output through, and time each step it announces, with
+    the result Molecule gives it. The scenario's first destroy (of a lab left over) is
+    recorded as `destroy (before)`; a step announced twice in a row is one phase."""
     started = time.monotonic()
-    step, step_started, seen = "molecule", started, set()
+    step, step_started, seen, failed = "molecule", started, set(), set()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     assert process.stdout is not None
+
+    def close(now: float) -> None:
+        if step != "molecule" or now - step_started > 1:
+            _record(step, step_started, now, 1 if step in failed else 0)
+
     for raw in process.stdout:
         sys.stdout.buffer.write(raw)
         sys.stdout.buffer.flush()
-        found = MOLECULE_STEP.search(ANSI.sub("", raw.decode(errors="replace")))
-        if found:
-            now = time.monotonic()
-            if step != "molecule" or now - step_started > 1:
-                _record(step, step_started, now, 0)
-            name = found.group(1)
-            step = f"{name} (before)" if name == "destroy" and not seen else name
-            seen.add(name)
-            step_started = now
+        line = ANSI.sub("", raw.decode(errors="replace"))
+        ended = MOLECULE_RESULT.search(line)
+        if ended and ended.group(2) == "Failed":
+            failed.add(step)
+        found = MOLECULE_STEP.search(line)
+        if not found:
+            continue
+        name = found.group(1)
+        named = f"{name} (before)" if name == "destroy" and not seen else name
+        seen.add(name)
+        if named == step:
+            continue
+        now = time.monotonic()
+        close(now)
+        step, step_started = named, now
     rc = process.wait()
-    _record(step, step_started, time.monotonic(), rc)
+    if rc != 0 and not failed:
+        failed.add(step)
+    close(time.monotonic())
     return rc
 
 
@@ -108,6 +125,25 @@ def _slowest() -> list[tuple[float, str]]:
     return sorted(tests, reverse=True)[:SLOWEST]
 
 
+def _failures() -> list[tuple[str, str]]:
+    """Every failed or erroring test with the first lines of what pytest said."""
+    found = []
+    for path in sorted(DIR.glob("*.xml")):
+        try:
+            root = ET.parse(path).getroot()
+        except ET.ParseError:
+            continue
+        for case in root.iter("testcase"):
+            for outcome in ("failure", "error"):
+                element = case.find(outcome)
+                if element is None:
+                    continue
+                name = f"{path.stem}: {case.get('classname', '')}::{case.get('name', '')}"
+                message = (element.get("message") or element.text or "").strip()
+                found.append((name, "\n".join(message.splitlines()[:FAILURE_LINES])))
+    return found
+
+
 def report() -> int:
     if not PHASES.exists():
         print("phases: nothing was timed")
@@ -126,6 +162,13 @@ def report() -> int:
         print(f"\nthe {len(slowest)} slowest tests (seconds, setup included):")
         for seconds, name in slowest:
             print(f"{seconds:>8.1f}  {name}")
+    failures = _failures()
+    if failures:
+        print(f"\nthe {len(failures)} failed tests:")
+        for name, message in failures:
+            print(f"  FAILED {name}")
+            for line in message.splitlines():
+                print(f"      {line[:200]}")
     ceiling = budget.get("quiet_minutes")
     if ceiling and total / 60 > ceiling:
         print(
