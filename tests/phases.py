@@ -76,8 +76,8 @@ def molecule(command: list[str]) -> int:
         sys.stdout.buffer.flush()
         line = ANSI.sub("", raw.decode(errors="replace"))
         ended = MOLECULE_RESULT.search(line)
-        if ended and ended.group(2) == "Failed":
-            failed.add(step)
+        if ended and ended.group(2) == "Failed":  # live, or in Molecule's closing summary
+            failed.add(step if step.startswith(ended.group(1)) else ended.group(1))
         found = MOLECULE_STEP.search(line)
         if not found:
             continue
