@@ -43,9 +43,16 @@ options:
     type: int
     default: 3600
   wait_interval:
-    description: Seconds between polls.
+    description:
+      - Longest time between polls, in seconds. The first poll comes after O(wait_first)
+        and each wait doubles up to this, so a job of seconds is seen ending within a
+        fraction of its run time and a job of hours is polled every O(wait_interval).
     type: float
     default: 5
+  wait_first:
+    description: Seconds before the first poll.
+    type: float
+    default: 0.5
 author: dlcluster
 """
 
@@ -110,6 +117,7 @@ def wait_for(module, client, job, sleep=time.sleep, clock=time.monotonic):
     """Poll until the job ends; (job, progress lines). Fails on a bad end or timeout."""
     params = module.params
     deadline = clock() + params["wait_timeout"]
+    delay = min(params["wait_first"], params["wait_interval"])
     seen = []
     while True:
         job = read_job(client, job["id"])
@@ -129,7 +137,8 @@ def wait_for(module, client, job, sleep=time.sleep, clock=time.monotonic):
                 job=job,
                 progress=seen,
             )
-        sleep(params["wait_interval"])
+        sleep(delay)
+        delay = min(delay * 2, params["wait_interval"])
 
 
 def main():
@@ -142,6 +151,7 @@ def main():
         wait={"type": "bool", "default": False},
         wait_timeout={"type": "int", "default": 3600},
         wait_interval={"type": "float", "default": 5},
+        wait_first={"type": "float", "default": 0.5},
     )
     module = AnsibleModule(argument_spec=spec, supports_check_mode=True)
     params = module.params

@@ -6,6 +6,7 @@ import importlib.util
 import json
 import sys
 import threading
+import types
 from pathlib import Path
 
 import ansible.module_utils
@@ -543,3 +544,22 @@ def test_a_slow_api_times_out_with_a_clear_error(cluster, capsys):
     )
     assert result["failed"]
     assert "timed out" in result["msg"].lower()
+
+
+def test_the_wait_polls_soon_then_less_often_up_to_the_interval(monkeypatch):
+    """A job of seconds is seen ending soon after it ends (polls after 0.5, 1, 2 s...),
+    a long one is polled every wait_interval: the sleeps double from wait_first."""
+    onefs_job = _module("onefs_job")
+    states = iter(["running"] * 6 + ["succeeded"])
+    monkeypatch.setattr(
+        onefs_job, "read_job", lambda client, job_id: {"id": job_id, "type": "SmartPools",
+                                                        "state": next(states)}
+    )  # fmt: skip
+    module = types.SimpleNamespace(
+        params={"wait_timeout": 3600, "wait_interval": 5, "wait_first": 0.5,
+                "job_type": "SmartPools"},
+    )  # fmt: skip
+    slept: list[float] = []
+    job, seen = onefs_job.wait_for(module, None, {"id": 7}, sleep=slept.append, clock=lambda: 0)
+    assert job["state"] == "succeeded" and seen[-1].startswith("succeeded")
+    assert slept == [0.5, 1, 2, 4, 5, 5]
