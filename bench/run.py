@@ -14,7 +14,14 @@ For each N (default 2, 8 and 16) the bench:
    as the no-op pass executed there (same-plays floor): what a no-op with these plays
    and this many tasks cannot beat.
 
-Steps 3, 5 and 6 run --repeat times (default 3) and keep the median run.
+7. changes the tiers as an admin does most often, `site.yml --tags onefs` with one
+   file pool policy's idle days edited (tier-change), then put back (both are changes),
+   and runs the same command with nothing to change (tier-rerun, which must change
+   nothing). The SmartPools job's own run time (the role waits for it) is reported
+   apart from the rest of the run.
+
+Steps 3, 5, 6 and 7 run --repeat times (default 3) and keep the median run (the
+tier change: of the edits and the put-backs together).
 
 Per run it records wall time, task executions, skips, changes and time per host
 (bench/callback_plugins/bench_stats.py). Results go to bench/results.json and the table
@@ -48,6 +55,9 @@ STATE = ROOT / "lab" / ".state"
 RESULTS = ROOT / "bench" / "results.json"
 DOC = ROOT / "docs" / "benchmarks.md"
 VENV_BIN = ROOT / ".venv" / "bin"
+# the onefs_tiering task that starts the SmartPools job and waits for it to end
+TIER_EDIT_IDLE_DAYS = 31
+TIER_JOB_TASK = "Start a SmartPools job when placement rules changed (or when asked)"
 TABLE_START = "<!-- bench:table:start -->"
 TABLE_END = "<!-- bench:table:end -->"
 
@@ -291,6 +301,26 @@ def summarise(hosts: dict[str, dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def edited_policies(idle_days: int) -> str:
+    """`-e` for the lab's file pool policies (the onefs_tiering role's defaults) with the
+    first one's idle days set to `idle_days`: an admin's most common edit."""
+    defaults = yaml.safe_load(
+        (ROOT / "roles" / "onefs_tiering" / "defaults" / "main.yml").read_text()
+    )
+    policies = [dict(policy) for policy in defaults["onefs_tiering_policies"]]
+    policies[0]["idle_days"] = idle_days
+    return json.dumps({"onefs_tiering_policies": policies})
+
+
+def job_seconds(run: dict[str, Any]) -> float:
+    """Seconds of the SmartPools job task in a run (0 when it did not run)."""
+    return next(
+        (seconds for name, seconds in run.get("slowest_tasks", {}).items()
+         if name.endswith(TIER_JOB_TASK)),
+        0.0,
+    )  # fmt: skip
+
+
 def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Of repeated runs of one phase, the one with the median wall time, with every
     run's wall time (in the order they ran) under `wall_seconds_all`."""
@@ -328,6 +358,22 @@ def bench(nodes: int, runner: Runner, keep_lab: bool, repeat: int = 1) -> dict[s
     changed = [run for run in [*noops, runs["noop_defaults"]] if run["changed"]]
     if changed:
         raise SystemExit(f"bench: a no-op pass at N={nodes} changed something")
+    tier = [*site, "--tags", "onefs"]
+    changes = []
+    for i in range(repeat):
+        suffix = "" if i == 0 else f"-{i + 1}"
+        edit = [*tier, "-e", edited_policies(TIER_EDIT_IDLE_DAYS)]
+        changes.append(runner.run(f"n{nodes}-tier-change{suffix}", edit, inventory))
+        changes.append(runner.run(f"n{nodes}-tier-back{suffix}", tier, inventory))
+    if any(not run["changed"] or not job_seconds(run) for run in changes):
+        raise SystemExit(f"bench: a tier edit at N={nodes} changed nothing or ran no job")
+    for run in changes:
+        run["job_seconds"] = job_seconds(run)
+        run["without_job_seconds"] = round(run["wall_seconds"] - run["job_seconds"], 1)
+    runs["tier_change"] = median_run(changes)
+    runs["tier_rerun"] = median_run(repeated(f"n{nodes}-tier-rerun", tier))
+    if runs["tier_rerun"]["changed"] or job_seconds(runs["tier_rerun"]):
+        raise SystemExit(f"bench: `--tags onefs` at N={nodes} with no edit changed something")
     floor = floor_playbook(runs["noop"]["hosts"])
     runs["floor"] = median_run(repeated(f"n{nodes}-floor", [*playbook, str(floor)]))
     plays_floor = plays_floor_playbook(runs["noop"]["plays"])
@@ -410,6 +456,30 @@ def table(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def tier_table(results: dict[str, Any]) -> str:
+    """The tier change end to end, the SmartPools job apart, and the same command with
+    nothing to change."""
+    lines = [
+        "The tier change, `site.yml --tags onefs` after editing a file pool policy's idle"
+        " days (median of the edits and the put-backs; the SmartPools job's run time,"
+        " which the role waits for, apart), and the same command with nothing to change:",
+        "",
+        "| compute nodes | tier change | of which the SmartPools job | tier change without the"
+        " job | tasks (all hosts) | nothing to change |",
+        "|---:|---:|---:|---:|---:|---:|",
+    ]
+    for entry in results["nodes"]:
+        change, rerun = entry["runs"].get("tier_change"), entry["runs"].get("tier_rerun")
+        if not change or not rerun:
+            continue
+        lines.append(
+            f"| {entry['nodes']} | {seconds(change)} | {change['job_seconds']:.1f} s "
+            f"| {change['without_job_seconds']:.1f} s | {change['task_executions']} "
+            f"| {seconds(rerun)} |"
+        )
+    return "\n".join(lines)
+
+
 def plays_table(entry: dict[str, Any]) -> str:
     """Where one N's no-op goes, play by play: its wall time, the task executions on the
     compute hosts (the first, which runs the once-for-all tasks, and the most on any
@@ -441,7 +511,9 @@ def plays_table(entry: dict[str, Any]) -> str:
 def write_doc(results: dict[str, Any]) -> None:
     text = DOC.read_text()
     start, end = text.index(TABLE_START), text.index(TABLE_END)
-    body = table(results) + "\n\n" + "\n\n".join(plays_table(e) for e in results["nodes"])
+    body = "\n\n".join(
+        [table(results), tier_table(results), *(plays_table(e) for e in results["nodes"])]
+    )
     DOC.write_text(text[: start + len(TABLE_START)] + "\n" + body + "\n" + text[end:])
 
 
@@ -484,6 +556,8 @@ def main() -> int:
     if not args.no_doc:
         write_doc(results)
     print(table(results))
+    print()
+    print(tier_table(results))
     for entry in results["nodes"]:
         print()
         print(plays_table(entry))

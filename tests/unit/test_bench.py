@@ -4,6 +4,7 @@ summary and the docs table; the lab runs themselves are `make bench`."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -170,3 +171,24 @@ def test_summary_and_table():
     assert "Commit `abc1234`" in table and "2 cores" in table
     assert "| 2 | 100 s | 140 s | 60 | 40.0 s | 80.0 s | 0.50 | 75 " in table
     assert table.endswith("| 50.0 s | 0.80 | 38.0 s | 1.05 |")
+
+
+def test_the_tier_edit_changes_one_policy_and_the_job_is_reported_apart():
+    edit = json.loads(bench.edited_policies(31))["onefs_tiering_policies"]
+    defaults = yaml.safe_load(
+        (bench.ROOT / "roles" / "onefs_tiering" / "defaults" / "main.yml").read_text()
+    )["onefs_tiering_policies"]
+    assert edit[0]["idle_days"] == 31 != defaults[0]["idle_days"]
+    assert [{k: v for k, v in p.items() if k != "idle_days"} for p in edit] == [
+        {k: v for k, v in p.items() if k != "idle_days"} for p in defaults
+    ]
+    run = {"slowest_tasks": {"onefs_tiering : " + bench.TIER_JOB_TASK: 4.5, "other": 9.0}}
+    assert bench.job_seconds(run) == 4.5
+    assert bench.job_seconds({"slowest_tasks": {"other": 9.0}}) == 0.0
+    change = {"wall_seconds": 9.0, "wall_seconds_all": [9.0, 8.0, 10.0], "job_seconds": 4.5,
+              "without_job_seconds": 4.5, "task_executions": 20}  # fmt: skip
+    results = {"nodes": [{"nodes": 2, "runs": {"tier_change": change,
+                                               "tier_rerun": {"wall_seconds": 3.5}}}]}  # fmt: skip
+    assert bench.tier_table(results).endswith(
+        "| 2 | 9.0 s (8.0 to 10.0) | 4.5 s | 4.5 s | 20 | 3.5 s |"
+    )
