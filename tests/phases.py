@@ -112,35 +112,36 @@ def _budget() -> dict:
     return values
 
 
-def _slowest() -> list[tuple[float, str]]:
-    tests = []
+def _cases():
+    """(suite, test case) of every JUnit file pytest wrote into .cache/test-phases/."""
     for path in sorted(DIR.glob("*.xml")):
         try:
             root = ET.parse(path).getroot()
         except ET.ParseError:
             continue
         for case in root.iter("testcase"):
-            name = f"{case.get('classname', '')}::{case.get('name', '')}"
-            tests.append((float(case.get("time") or 0), f"{path.stem}: {name}"))
+            yield path.stem, case
+
+
+def _name(suite: str, case: ET.Element) -> str:
+    return f"{suite}: {case.get('classname', '')}::{case.get('name', '')}"
+
+
+def _slowest() -> list[tuple[float, str]]:
+    tests = [(float(case.get("time") or 0), _name(suite, case)) for suite, case in _cases()]
     return sorted(tests, reverse=True)[:SLOWEST]
 
 
 def _failures() -> list[tuple[str, str]]:
     """Every failed or erroring test with the first lines of what pytest said."""
     found = []
-    for path in sorted(DIR.glob("*.xml")):
-        try:
-            root = ET.parse(path).getroot()
-        except ET.ParseError:
-            continue
-        for case in root.iter("testcase"):
-            for outcome in ("failure", "error"):
-                element = case.find(outcome)
-                if element is None:
-                    continue
-                name = f"{path.stem}: {case.get('classname', '')}::{case.get('name', '')}"
+    for suite, case in _cases():
+        for outcome in ("failure", "error"):
+            element = case.find(outcome)
+            if element is not None:
                 message = (element.get("message") or element.text or "").strip()
-                found.append((name, "\n".join(message.splitlines()[:FAILURE_LINES])))
+                lines = message.splitlines()[:FAILURE_LINES]
+                found.append((_name(suite, case), "\n".join(lines)))
     return found
 
 
