@@ -127,3 +127,33 @@ def test_a_switch_that_cannot_be_read_fails_at_once_saying_so(fabric):
     assert "cannot read the InfiniBand ports:" in output, output
     assert "FAILED - RETRYING" not in output, output
     assert seconds < 50, seconds  # six retries of 10 s would be 60 s
+
+
+def test_a_session_waits_for_the_login_prompt_not_for_two_quiet_seconds(fabric):
+    """netmiko's MLNX-OS driver reads the login with its generic timing read, at least 2.2
+    s of sleeps on every session (every run reads the QM8700 twice); switch_config's
+    session ends that read at the prompt, and the session works as netmiko's does."""
+    from netmiko.mellanox.mellanox_mlnxos_ssh import MellanoxMlnxosSSH
+
+    sys.path.insert(0, str(ROOT / "module_utils"))
+    import switch_config
+
+    params = {
+        "platform": "mellanox_mlnxos", "host": "127.0.0.1", "port": fabric.lab.port,
+        "username": "admin", "password": PASSWORD, "enable": True, "enable_secret": None,
+        "host_key_checking": False, "known_hosts": None, "timeout": 10,
+    }  # fmt: skip
+    started = time.monotonic()
+    conn = switch_config.connect(params)
+    opened = time.monotonic() - started
+    try:
+        assert isinstance(conn, MellanoxMlnxosSSH)
+        assert conn.base_prompt == "lab-qm8700 [standalone: master] "
+        assert conn.check_enable_mode()
+        assert "IB1/1" in conn.send_command("show interfaces ib status")
+    finally:
+        conn.disconnect()
+    assert opened < 2.0, opened
+    # the other platforms keep netmiko's own drivers
+    other = switch_config.PLATFORMS["dell_os10"]
+    assert switch_config.session_class(other).__name__ == "DellOS10SSH"

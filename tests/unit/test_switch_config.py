@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-import netmiko
 import pytest
 import yaml
 from ansible.module_utils.parsing.convert_bool import boolean
@@ -41,6 +40,7 @@ _SPEC = importlib.util.spec_from_file_location(
 )
 module = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(module)
+module_lib = sys.modules["ansible.module_utils.switch_config"]
 
 _FILTERS_SPEC = importlib.util.spec_from_file_location(
     "switch_ports", ROOT / "filter_plugins" / "switch_ports.py"
@@ -182,6 +182,12 @@ def owned_patterns(breakouts) -> list[str]:
     return switch_ports.os10_owned_breakout_patterns(ports)
 
 
+def fake_sessions(monkeypatch, device: Device) -> None:
+    """The modules' sessions opened on `device` (connect() builds them with session_class,
+    in the copy of switch_config that the modules import)."""
+    monkeypatch.setattr(module_lib, "session_class", lambda platform: device.connect)
+
+
 def run_module(monkeypatch, capsys, device: Device, intended: str, owned=(), check_mode=False,
                **extra: Any) -> dict[str, Any]:  # fmt: skip
     args = {
@@ -198,7 +204,7 @@ def run_module(monkeypatch, capsys, device: Device, intended: str, owned=(), che
         "_ansible_diff": True,
         **extra,
     }
-    monkeypatch.setattr(netmiko, "ConnectHandler", device.connect)  # connect() imports it late
+    fake_sessions(monkeypatch, device)
     with patch_module_args(args), pytest.raises(SystemExit):
         module.main()
     return json.loads(capsys.readouterr().out)
@@ -1057,7 +1063,7 @@ def run_command(monkeypatch, capsys, device: Device, commands: list[str]) -> dic
     args = {"platform": device.platform, "host": "127.0.0.1", "username": "admin",
             "password": "s3cret-pw", "commands": commands,
             "_ansible_check_mode": True}  # fmt: skip
-    monkeypatch.setattr(netmiko, "ConnectHandler", device.connect)
+    fake_sessions(monkeypatch, device)
     with patch_module_args(args), pytest.raises(SystemExit):
         command_module.main()
     return json.loads(capsys.readouterr().out)
