@@ -47,11 +47,13 @@ def onefs_tiering_problems(
     """How the tiers, policies and exports of an inventory fail to fit together.
 
     OneFS refuses a policy whose storage pool is neither a tier nor a node pool, a node
-    pool in two tiers, two policies or tiers of one name and two exports of one path
-    (specs/onefs-papi-addendum.md §4); refused one by one while the role applies them,
-    they would leave the cluster half-changed. The node pools a cluster has are read
-    from it when the role starts; here a name is known when the inventory declares it,
-    as a tier or as a node pool of one.
+    pool in two tiers, two policies or tiers of one name and two exports of one path (the
+    exact errors are unverified: a public copy of OneFS's isi_rest_server source maps
+    EEXIST to 409 AEC_CONFLICT, and dellemc.powerscale's filepoolpolicy module checks the
+    pool itself); refused one by one while the role applies them, they would leave the
+    cluster half-changed. The node pools a cluster has are read from it when the role
+    starts; here a name is known when the inventory declares it, as a tier or as a node
+    pool of one.
     """
     problems = []
     present = [t for t in tiers or [] if isinstance(t, Mapping) and t.get("state") != "absent"]

@@ -28,7 +28,7 @@ _SPEC.loader.exec_module(plan_mod)
 DEFAULTS = yaml.safe_load((ROLE / "defaults" / "main.yml").read_text())
 SPECS = yaml.safe_load((ROLE / "meta" / "argument_specs.yml").read_text())["argument_specs"]
 HOST = "lab-compute-1"
-# Debian 12's Open MPI (specs/hpc-stack.md §1.1: openmpi-bin 4.1.4-3+b1) and where its
+# Debian 12's Open MPI (Debian 12 archive: openmpi-bin 4.1.4-3+b1) and where its
 # .debs put it (/usr/lib/x86_64-linux-gnu/openmpi: include/, lib/).
 MPI_HOME = "/usr/lib/x86_64-linux-gnu/openmpi"
 OPENMPI = {

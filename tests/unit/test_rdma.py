@@ -29,7 +29,8 @@ def _load(name: str, path: Path):
 rdma = _load("rdma", ROOT / "filter_plugins" / "rdma.py")
 rdma_devices = _load("rdma_devices", ROOT / "library" / "rdma_devices.py")
 
-# DGX A100, GPU -> compute HCA -> IPoIB interface (specs/fabric-cli.md §7).
+# DGX A100, GPU -> compute HCA -> IPoIB interface (a public dask-cuda cluster-startup.sh for
+# DGX A100; NVIDIA/deepops, workloads/bit/hpl/syscfg-dgxa100-*.sh).
 DGX_A100_HCAS = [
     {"name": "mlx5_0", "port": 1, "gpu": 0, "netdev": "ibp12s0"},
     {"name": "mlx5_1", "port": 1, "gpu": 1, "netdev": "ibp18s0"},

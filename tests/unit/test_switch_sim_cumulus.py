@@ -1,8 +1,8 @@
 """The Cumulus Linux model (lab/simulators/switch_sim/cumulus*.py): in-process, then over
 SSH with netmiko's own `cumulus_linux` driver.
 
-Facts from specs/fabric-cli.md §0-§3 and seed 002 (Cumulus Linux 4.2.1 on
-SN3700); the sources are named in the model's comments.
+Facts from the Cumulus Linux user guides and seed 002 (Cumulus Linux 4.2.1 on
+SN3700); the sources are named in the model's docstrings (cumulus.py) and comments.
 """
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ def test_nclu_ranges_name_each_port(nclu):
 @pytest.mark.parametrize(
     "line",
     [
-        "net add interface swp1 mtu 9217",  # <552-9216> [S1]
+        "net add interface swp1 mtu 9217",  # <552-9216> [4.2 NCLU guide]
         "net add interface swp1 mtu 551",
         "net add interface swp1 bridge access 4095",
         "net add interface swp1 link speed 400000",
@@ -353,7 +353,8 @@ def test_nvue_breakout_asks_before_reloading_switchd(nvue):
     assert nvue.execute("n").startswith("Declined")
     assert nvue.state.running["breakouts"] == {}
     run(nvue, "nv config apply", "y")
-    assert "\n2=4x\n" in nvue.execute("cat /etc/cumulus/ports.conf")  # 5.4+ form [S8]
+    # 5.4+ form [5.10 port attributes]
+    assert "\n2=4x\n" in nvue.execute("cat /etc/cumulus/ports.conf")
     assert "\n1=1x\n" in nvue.execute("cat /etc/cumulus/ports.conf")
     run(nvue, "nv set interface swp2s0 link speed 100G")
     assert "speed 100000 is not supported on swp2s0" in nvue.execute("nv config apply -y")
@@ -437,7 +438,7 @@ def test_netmiko_detects_a_refused_line(lab):
 
 def test_netmiko_nvue_apply_and_save(lab, monkeypatch):
     lab.switch.stop()
-    monkeypatch.setenv("CUMULUS_SIM_RELEASE", "5.4.0")  # before auto-save (5.9) [S11]
+    monkeypatch.setenv("CUMULUS_SIM_RELEASE", "5.4.0")  # before auto-save (5.9) [NVUE reference]
     (lab.tmp_path / "state.json").unlink(missing_ok=True)
     lab.start()
     with lab.connect() as conn:

@@ -1,8 +1,8 @@
 """The MLNX-OS (QM8700) device model of the switch simulator, in-process and over SSH with
 netmiko's own `mellanox_mlnxos` driver.
 
-Facts from specs/fabric-cli.md §4-§6; the model's sources are named in
-lab/simulators/switch_sim/mlnxos.py.
+The facts and their public sources (MLNX-OS User Manual v3.10, mellanox.onyx, netmiko,
+public QM8700 and SX6036 captures) are named in lab/simulators/switch_sim/mlnxos.py.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from switch_sim.server import apply_initial_config  # noqa: E402
 from switch_sim.state import SessionEnd, SwitchState  # noqa: E402
 
 HOST = "lab-sw [standalone: master]"
-ERRORS = r"(?m)^%.*"  # MLNX-OS error lines begin with `%` (mellanox.onyx's stderr regex [S23])
+ERRORS = r"(?m)^%.*"  # MLNX-OS error lines begin with `%` (mellanox.onyx's stderr regex)
 
 
 @pytest.fixture
@@ -47,7 +47,7 @@ def config_mode(cli: mlnxos.MLNXOSSession) -> None:
     assert run(cli, "enable", "configure terminal") == ["", ""]
 
 
-# ---- modes and prompts (spec §4) ------------------------------------------------------------
+# ---- modes and prompts (MLNX-OS manual, SX6036 notes) ---------------------------------------
 
 
 def test_login_lands_at_standard_and_each_mode_has_the_devices_prompt(cli):
@@ -104,7 +104,7 @@ def test_keywords_take_unique_prefixes_and_unknown_words_are_named(cli):
     assert cli.execute("end") == '% Unrecognized command "end".'  # netmiko: no single exit
 
 
-# ---- ports, splits, speeds (spec §4) ------------------------------------------------------
+# ---- ports, splits, speeds (MLNX-OS manual, QM8700 capture) -------------------------------
 
 
 def test_factory_has_forty_unsplit_ports_and_no_port_lines(cli):
@@ -244,7 +244,7 @@ def test_show_hosts_names_the_switch(cli):
     assert cli.execute("show hosts | include Hostname") == "Hostname: lab-sw"
 
 
-# ---- save and startup (spec §4: config applies at once, save copies to startup) -------------
+# ---- save and startup (MLNX-OS manual: config applies at once, save copies to startup) ------
 
 
 def test_configuration_write_and_write_memory_save_and_files_show_unsaved(cli, state):

@@ -1,7 +1,7 @@
 """The OS10 device model (lab/simulators/switch_sim/os10.py) in-process: its factory state,
 what clients send, and what it refuses.
 
-Facts from specs/switch-cli.md and switch-cli-addendum.md (OS10 Q1-Q6).
+The facts and their public sources are named in lab/simulators/switch_sim/os10.py.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def run(cli: os10.OS10Session, *lines: str) -> list[str]:
     return [cli.execute(line) for line in lines]
 
 
-# ---- factory state (addendum Q1) -----------------------------------------------------------
+# ---- factory state -------------------------------------------------------------------------
 
 
 def test_factory_lists_a_native_breakout_line_for_every_qsfp28_port(cli):
@@ -93,7 +93,7 @@ def test_configuration_is_shown_in_the_devices_form_not_as_typed(cli):
     )
 
 
-# ---- what clients send (addendum Q2-Q4) ----------------------------------------------------
+# ---- what clients send (dellemc.os10, Omnia, napalm-dellos10) ------------------------------
 
 
 def test_abbreviations_expand_as_the_cli_completes_them(cli, state):
@@ -107,7 +107,7 @@ def test_abbreviations_expand_as_the_cli_completes_them(cli, state):
 
 
 def test_commit_typed_in_configuration_mode_without_a_transaction_is_silent(cli, state):
-    # dellemc.os10 appends `commit` to every config change (addendum Q2)
+    # dellemc.os10 appends `commit` to every config change (its load_config, issue #66)
     out = run(cli, "configure terminal", "interface breakout 1/1/22 map 40g-1x", "commit", "end")
     assert out == ["", "", "", ""]
     assert state.running["breakouts"]["1/1/22"] == "40g-1x"
@@ -226,7 +226,8 @@ def test_accepted_limits_and_exec_error_for_terminal_width(cli):
 
 
 def test_error_pattern_catches_error_lines_after_escape_sequences():
-    # OS10 may open an error line with a BEL or terminal escape sequences (switch-cli §1)
+    # OS10 may open an error line with a BEL or terminal escape sequences (from the public
+    # OS10 sources os10.py lists)
     for line in (
         "% Error: Illegal parameter.",
         "\x07% Error: Illegal parameter.",

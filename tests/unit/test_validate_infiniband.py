@@ -1,6 +1,6 @@
 """The validate role's InfiniBand check (filter_plugins/validate_infiniband.py) and its place
-in the role: outputs as rdma-core v44's ibv_devinfo and ibstat print them (specs/fabric-cli.md
-§6, §8)."""
+in the role: outputs as rdma-core v44's ibv_devinfo and ibstat print them (linux-rdma/rdma-core
+v44.0: libibverbs/examples/devinfo.c, infiniband-diags/ibstat.c)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """The validate role's NCCL check (filter_plugins/validate_nccl.py): when it runs, and what
 an nccl-tests all-reduce printed. The outputs follow nccl-tests' src/common.cu and NCCL's
-log formats (specs/fabric-cli.md §7); the numbers are made up."""
+log formats (NVIDIA/nccl 2.21.5: src/init.cc, src/transport/net_ib); the numbers are made
+up."""
 
 from __future__ import annotations
 

@@ -6,8 +6,24 @@ absent from the shell. Both edit the same configuration (ports, bridge, bonds, S
 hostname) kept in the switch state; each keeps its own staging (NCLU's pending commands,
 NVUE's pending revision) in the state's volatile part, so a restart discards it.
 
-Facts: specs/fabric-cli.md §0-§3 ([S1]-[S22] there) and seed 002 (Cumulus
-Linux 4.2.1, NCLU 1.0-cl4.2.1u1, SN3700). What no source shows is marked "unverified".
+Sources (named in brackets here and in cumulus_nclu.py / cumulus_nvue.py): the Cumulus
+Linux user guides, github CumulusNetworks/docs (published under
+docs.nvidia.com/networking-ethernet-software/):
+- 4.2 NCLU guide: cumulus-linux-42 "Network Command Line Utility - NCLU";
+- 4.2 quick start: cumulus-linux-42 "Quick Start Guide";
+- 4.2 / 5.10 port attributes: "Switch Port Attributes" of cumulus-linux-42 / -510;
+- 4.2 bonding: cumulus-linux-42 "Bonding - Link Aggregation";
+- bridge guides: the 3.x-4.x "VLAN-aware Bridge Mode" and "Ethernet Bridging" pages;
+- NVUE CLI guide / NVUE API guide: cumulus-linux-510 "NVUE CLI" / "NVUE API";
+- 5.10 bridge guide: cumulus-linux-510 "VLAN-aware Bridge Mode";
+- NVUE reference: nvue-reference "Config Commands";
+- mgmt VRF guide: the "Management VRF" pages (4.x: on by default);
+and netmiko (github ktbyers/netmiko 4.6.0, netmiko/cumulus/cumulus_linux_ssh.py),
+generic-switch (github openstack/networking-generic-switch,
+devices/netmiko_devices/cumulus.py), NCLU transcripts / NVUE transcripts (public 3rd-party
+transcripts: NCLU sessions of 2019-2021; `nv config show -o commands` output), and seed
+002 (Cumulus Linux 4.2.1, NCLU 1.0-cl4.2.1u1, SN3700). What no source shows is marked
+"unverified".
 """
 
 from __future__ import annotations
@@ -19,22 +35,26 @@ from typing import Any
 
 from .state import SessionEnd, SwitchState
 
-DEFAULT_HOSTNAME = "cumulus"  # factory hostname; netmiko's autodetect wants `Linux cumulus` (§3)
+DEFAULT_HOSTNAME = "cumulus"  # factory hostname; netmiko's autodetect wants `Linux cumulus`
 DEFAULT_RELEASE = "4.2.1"  # seed 002: "SN3700V - Distribution Release 4.2.1"
-# The NVUE grammar modelled is the 5.10 documentation's ([S6] CLI, [S8] ports, [S9] bridge):
-# the most complete source of the spec. CUMULUS_SIM_RELEASE=5.10.0 is the 5.x release the lab
-# should use; there `nv config apply` also saves, because auto-save is on by default from 5.9
-# [S11][S6]. A release before 5.9 (e.g. 5.4.0, the REST API's example build [S7]) keeps the
-# older rule: apply does not persist until `nv config save`.
+# The NVUE grammar modelled is the 5.10 documentation's (NVUE CLI guide, 5.10 port
+# attributes, 5.10 bridge guide): the most complete public source. CUMULUS_SIM_RELEASE=5.10.0
+# is the 5.x release the lab should use; there `nv config apply` also saves, because
+# auto-save is on by default from 5.9 [NVUE reference, NVUE CLI guide]. A release before 5.9
+# (e.g. 5.4.0, the REST API's example build [NVUE API guide]) keeps the older rule: apply
+# does not persist until `nv config save`.
 AUTO_SAVE_FROM = (5, 9)
-PORTS = range(1, 33)  # SN3700: 32x QSFP56 200G [S8]
-MTU_RANGE = (552, 9216)  # NCLU `<552-9216>` [S1], NVUE `(integer:552 - 9216)` [S6]
+PORTS = range(1, 33)  # SN3700: 32x QSFP56 200G [5.10 port attributes]
+# NCLU `<552-9216>` [4.2 NCLU guide], NVUE `(integer:552 - 9216)` [NVUE CLI guide]
+MTU_RANGE = (552, 9216)
 VLAN_RANGE = (1, 4094)
-DEFAULT_MTU = 9216  # ifupdown2's default for a configured port [S3]
-DRIVER_MTU = 9238  # what the Mellanox driver sets before ifupdown2 configures the port [S3]
+DEFAULT_MTU = 9216  # ifupdown2's default for a configured port [4.2 port attributes]
+# what the Mellanox driver sets before ifupdown2 configures the port [4.2 port attributes]
+DRIVER_MTU = 9238
 # Breakout modes of a QSFP56 port (ports.conf values on 4.x) -> (sub-ports, lane speed in
-# Mb/s). The SN3700 splits 2x or 4x with no adjacent port disabled [S8]; that `4x` alone means
-# 4x50G (full SFP56 lane rate) and `2x` 2x100G is inferred from 4x = 4x25G on 100G ports [S3].
+# Mb/s). The SN3700 splits 2x or 4x with no adjacent port disabled [5.10 port attributes];
+# that `4x` alone means 4x50G (full SFP56 lane rate) and `2x` 2x100G is inferred from 4x =
+# 4x25G on 100G ports [4.2 port attributes].
 BREAKOUTS = {
     "1x": (1, 200000),
     "2x100G": (2, 100000),
@@ -47,7 +67,8 @@ BREAKOUT_ALIASES = {"2x": "2x100G", "4x": "4x50G"}
 # Speeds a (sub-)port takes, by its lane speed: every standard rate up to it. Which lower
 # rates the SN3700 really runs per breakout is **unverified**.
 SPEED_LADDER = (200000, 100000, 50000, 40000, 25000, 10000, 1000)
-BOND_MODES = ("802.3ad", "balance-xor")  # NCLU default 802.3ad, alternative balance-xor [S4]
+# NCLU default 802.3ad, alternative balance-xor [4.2 bonding]
+BOND_MODES = ("802.3ad", "balance-xor")
 MAC_PREFIX = "1c:34:da"  # a Mellanox OUI (**unverified**); only the address form matters
 
 
@@ -73,7 +94,7 @@ def factory(hostname: str) -> dict[str, Any]:
         "interfaces": {},  # swp/bond name -> settings (only what /etc/network/interfaces has)
         "bridge": {"vids": [], "pvid": None},
         "vlans": {},  # "10" -> {"addresses": [...]}: SVIs on the VLAN-aware bridge
-        "netedit": [],  # members of the netedit group besides root and cumulus [S1]
+        "netedit": [],  # members of the netedit group besides root and cumulus [4.2 NCLU guide]
     }
 
 
@@ -136,7 +157,7 @@ def speeds_of(config: dict[str, Any], name: str) -> tuple[int, ...]:
 
 
 def not_physical(name: str) -> str:
-    return f"ERROR: {name} is not a physical interface on this switch."  # [S20]
+    return f"ERROR: {name} is not a physical interface on this switch."  # [generic-switch]
 
 
 def sort_key(name: str) -> tuple[Any, ...]:
@@ -144,7 +165,8 @@ def sort_key(name: str) -> tuple[Any, ...]:
 
 
 def expand_range(text: str) -> list[str]:
-    """`swp7-9,12`, `swp5-swp6`, `swp1s0-3`, `bond0,swp3` -> interface names [S1][S3].
+    """`swp7-9,12`, `swp5-swp6`, `swp1s0-3`, `bond0,swp3` -> interface names [4.2 NCLU
+    guide, 4.2 port attributes].
 
     A part without a prefix takes the previous one (`swp7-9,12` is swp7, 8, 9, 12). A range
     that does not count up is not an interface name: it is returned as typed so that the
@@ -176,7 +198,7 @@ def expand_range(text: str) -> list[str]:
 
 def compress(names: list[str]) -> str:
     """The inverse of expand_range: swp1 swp2 swp3 swp7 -> `swp1-3,7`; the prefix is written
-    once per run of same-kind names, as NVUE's listings do (`swp1-2,32` [S46])."""
+    once per run of same-kind names, as NVUE's listings do (`swp1-2,32` [NVUE transcripts])."""
     groups: list[tuple[str, int, int]] = []  # (prefix, low, high)
     others: list[str] = []
     for name in sorted(set(names), key=sort_key):
@@ -227,8 +249,9 @@ def check(config: dict[str, Any]) -> list[tuple[str, str]]:
 
     NCLU refuses these when they are typed; NVUE when the revision is applied. The reasons
     are this model's wording (**unverified**); the rules are the device's: only existing
-    ports take port settings [S20], a sub-port exists only while its port is split [S3][S8],
-    a speed must be one the port runs, bond members must be ports [S4].
+    ports take port settings [generic-switch], a sub-port exists only while its port is
+    split [4.2 / 5.10 port attributes], a speed must be one the port runs, bond members must
+    be ports [4.2 bonding].
     """
     problems = []
     ports = set(physical_ports(config))
@@ -280,12 +303,13 @@ def speed_text(mbps: int) -> str:
 
 
 def render_interfaces(config: dict[str, Any]) -> str:
-    """/etc/network/interfaces in ifupdown2's syntax (table in spec §1 [S1]-[S5]).
+    """/etc/network/interfaces in ifupdown2's syntax (the 4.2 NCLU guide, quick start,
+    port attributes, bonding and bridge guides).
 
     The loopback, management VRF and eth0 stanzas first, as the 5.3 guide's example file has
     them (docs.nvidia.com cumulus-linux-53 Interface-Configuration-and-Management: `auto
     mgmt` ... `vrf-table auto`, eth0 `ip-forward off`, `ip6-forward off`, `vrf mgmt`); that
-    4.2 writes the same lines (management VRF is on by default from 4.0 [S14]) is
+    4.2 writes the same lines (management VRF is on by default from 4.0 [mgmt VRF guide]) is
     **unverified**. Switch ports, bonds, the bridge and SVIs follow.
     """
     lines = [
@@ -352,9 +376,10 @@ def _stanza(name: str, settings: dict[str, Any]) -> list[str]:
 
 
 def render_ports_conf(config: dict[str, Any]) -> str:
-    """/etc/cumulus/ports.conf: `N=MODE` per port. 4.x writes `1=4x25G`, `2=disabled` [S3];
-    5.4 and later write the lane count only, `1=4x` / `1=1x` [S8]. The factory value of a
-    port on 4.x (`200G` here) and the header comment are **unverified** [spec §1]."""
+    """/etc/cumulus/ports.conf: `N=MODE` per port. 4.x writes `1=4x25G`, `2=disabled` [4.2
+    port attributes]; 5.4 and later write the lane count only, `1=4x` / `1=1x` [5.10 port
+    attributes]. The factory value of a port on 4.x (`200G` here) and the header comment
+    are **unverified**."""
     old = release_of(config["release"]) < (5, 4)
     lines = [
         "# ports.conf --",
@@ -455,7 +480,7 @@ class CumulusSession:
 
     @property
     def in_config(self) -> bool:
-        """netmiko's "config mode" is a root shell (`#`) [§3]."""
+        """netmiko's "config mode" is a root shell (`#`) [netmiko]."""
         return self.user == "root"
 
     @property
@@ -463,7 +488,8 @@ class CumulusSession:
         return self.tool.REJECTED
 
     def prompt(self) -> str:
-        """`cumulus@leaf01:mgmt:~$ ` (logins land in the mgmt VRF [S14][S45]); root `# `.
+        """`cumulus@leaf01:mgmt:~$ ` (logins land in the mgmt VRF [mgmt VRF
+        guide, NCLU transcripts]); root `# `.
 
         The root prompt after `sudo -s` keeps the login's directory; its exact text
         (`~` or `/home/<user>`) is **unverified**: only the trailing `# ` matters to clients.
@@ -551,7 +577,7 @@ class CumulusSession:
         return "\n".join(outputs)
 
     def _adduser(self, args: list[str]) -> str:
-        """`adduser USER netedit`: the way [S1] gives a user NCLU edit rights (group
+        """`adduser USER netedit`: the way the 4.2 NCLU guide gives a user edit rights (group
         netedit in netd.conf). /etc/group is written at once, so the membership survives a
         restart without `net commit`. Messages are Debian adduser's."""
         if self.user != "root":
@@ -575,8 +601,8 @@ class CumulusSession:
     def _sudo(self, args: list[str]) -> str:
         """`sudo -s` opens a root shell, `sudo CMD` runs one command as root; either asks
         for the login password first (`[sudo] password for <user>: `, netmiko waits for
-        `ssword` [§3]) unless already root or cached. Every lab account may sudo, as the
-        factory `cumulus` account does [S2]."""
+        `ssword` [netmiko]) unless already root or cached. Every lab account may sudo, as the
+        factory `cumulus` account does [4.2 quick start]."""
         if not args:
             return "usage: sudo -h | -K | -k | -V"
         if self.user == "root" or self.sudo_cached:

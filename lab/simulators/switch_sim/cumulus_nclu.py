@@ -1,12 +1,17 @@
 """NCLU, the `net` command of Cumulus Linux 4.x: staged `net add|del`, `net pending`,
 `net commit` / `net abort`, and the `net show` views clients read.
 
-Facts: specs/fabric-cli.md §1 ([S1]-[S5], [S20]-[S22], [S45]). NCLU keeps
-the staged commands of every user in one buffer (its daemon, netd) until a commit writes
-/etc/network/interfaces and /etc/cumulus/ports.conf, so the buffer lives in the switch's
-volatile state: shared by sessions, lost on restart. A value outside a token's range does
-not match NCLU's grammar, so it is answered like any unknown command: `ERROR: Command not
-found` and the syntax lines that come closest [S1].
+Sources: those named in cumulus.py's docstring (4.2 NCLU guide, 4.2 quick start, 4.2 port
+attributes, 4.2 bonding, bridge guides, generic-switch, NCLU transcripts), and
+napalm-cumulus (github napalm-automation/napalm-cumulus, napalm_cumulus/cumulus.py and
+test/unit/mocked_data) and the nclu module (github ansible-collections/community.network,
+plugins/modules/nclu.py).
+
+NCLU keeps the staged commands of every user in one buffer (its daemon, netd) until a
+commit writes /etc/network/interfaces and /etc/cumulus/ports.conf, so the buffer lives in
+the switch's volatile state: shared by sessions, lost on restart. A value outside a
+token's range does not match NCLU's grammar, so it is answered like any unknown command:
+`ERROR: Command not found` and the syntax lines that come closest [4.2 NCLU guide].
 """
 
 from __future__ import annotations
@@ -21,22 +26,22 @@ from typing import Any
 
 from . import cumulus as model
 
-NOT_FOUND = "ERROR: Command not found"  # [S1]
-# [S1] refusal for a user outside netd.conf's users_with_edit / groups_with_edit
+NOT_FOUND = "ERROR: Command not found"  # [4.2 NCLU guide]
+# [4.2 NCLU guide] refusal for a user outside netd.conf's users_with_edit / groups_with_edit
 NO_PERMISSION = "ERROR: User {user} does not have permission to make networking changes."
-EDITORS = ("root", "cumulus")  # netd.conf users_with_edit default [S1]
-# Banner before the command log of `net pending` / `net commit` (2019-2021 transcripts
-# [S45]); whether 4.2.1 quotes "net commit" with double or single quotes is **unverified**.
+EDITORS = ("root", "cumulus")  # netd.conf users_with_edit default [4.2 NCLU guide]
+# Banner before the command log of `net pending` / `net commit` [NCLU transcripts, 2019-2021];
+# whether 4.2.1 quotes "net commit" with double or single quotes is **unverified**.
 LOG_BANNER = 'net add/del commands since the last "net commit"'
 SPEEDS = ("10", "100", "1000", "10000", "25000", "40000", "50000", "100000", "200000")
-FECS = ("rs", "baser", "off")  # [S3]
+FECS = ("rs", "baser", "off")  # [4.2 port attributes]
 BREAKOUT_WORDS = (*model.BREAKOUTS, *model.BREAKOUT_ALIASES, "disabled")
-# ANSI colours of diff lines (netd.conf color_diffs, default True [S1]; napalm-cumulus strips
-# `\x1b\[\d+m` [S21]); which colour codes NCLU uses is **unverified**.
+# ANSI colours of diff lines (netd.conf color_diffs, default True [4.2 NCLU guide];
+# napalm-cumulus strips `\x1b\[\d+m`); which colour codes NCLU uses is **unverified**.
 BOOTED = time.time()
 GREEN, RED, RESET = "\x1b[32m", "\x1b[31m", "\x1b[0m"
 
-# The syntax lines NCLU suggests after `Did you mean one of the following?` [S1]
+# The syntax lines NCLU suggests after `Did you mean one of the following?` [4.2 NCLU guide]
 SYNTAX = (
     "net add interface <interface>",
     "net add interface <interface> alias <text>",
@@ -200,7 +205,7 @@ class NCLU:
 
     def _commit(self) -> str:
         """Write the staged configuration (interfaces, ports.conf, hostname) and keep it:
-        what NCLU writes are the files the switch boots from [S1]."""
+        what NCLU writes are the files the switch boots from [4.2 NCLU guide]."""
         if not self.may_edit():
             return NO_PERMISSION.format(user=self.session.user)
         with self.state.lock:
@@ -216,10 +221,11 @@ class NCLU:
         return text
 
     def _pending_text(self, json_form: bool) -> str:
-        """Unified diffs of the files a commit would write, then the command log [S45]."""
+        """Unified diffs of the files a commit would write, then the command log [NCLU
+        transcripts]."""
         pending = self.pending
         if not pending:
-            return "{}" if json_form else ""  # nothing staged: **unverified** [spec §1]
+            return "{}" if json_form else ""  # nothing staged: **unverified**
         running, staged = self.state.running, pending["config"]
         diffs = []
         for path, tmp, render in (
@@ -232,7 +238,7 @@ class NCLU:
             ("/etc/hostname", "/run/nclu/hostname.tmp", lambda c: c["hostname"]),
         ):
             diffs += _diff(render(running), render(staged), path, tmp)
-        if json_form:  # keys **unverified**; `net pending json` exists [S21]
+        if json_form:  # keys **unverified**; `net pending json` exists [napalm-cumulus]
             return json.dumps(
                 {"diff": "\n".join(diffs), "commands": [e[2] for e in pending["log"]]}
             )
@@ -262,9 +268,9 @@ class NCLU:
 
     def _system(self) -> str:
         """`net show system`: napalm-cumulus takes the first line as the model and the last
-        words of the `Build` and `Uptime` lines [S21]; the 3.x guide shows `Cumulus Version`,
-        `Build: Cumulus Linux X`, `Uptime: ...` [S1]. The platform line's text is
-        **unverified**."""
+        words of the `Build` and `Uptime` lines [napalm-cumulus]; the NCLU guide shows
+        `Cumulus Version`, `Build: Cumulus Linux X`, `Uptime: ...` [4.2 NCLU guide]. The
+        platform line's text is **unverified**."""
         release = self.state.running["release"]
         seconds = int(time.time() - BOOTED)
         uptime = f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
@@ -274,7 +280,7 @@ class NCLU:
         )
 
     def _rows(self) -> list[dict[str, Any]]:
-        """One row per interface of `net show interface all` [S2]."""
+        """One row per interface of `net show interface all` [4.2 quick start]."""
         config = self.state.running
         names = model.physical_ports(config)
         names += sorted(
@@ -326,7 +332,8 @@ class NCLU:
 
     def _row(self, config: dict[str, Any], name: str) -> dict[str, Any]:
         """State, speed, MTU, mode and summary of one port or bond. An unconfigured port is
-        `ADMDN ... NotConfigured` [S2] at the driver's MTU [S3]; mode names other than the
+        `ADMDN ... NotConfigured` [4.2 quick start] at the driver's MTU [4.2 port
+        attributes]; mode names other than the
         documented NotConfigured, Access/L2, BondMember and 802.3ad are **unverified**."""
         settings = config["interfaces"].get(name)
         row = {"name": name, "mac": model.mac_of(name), "alias": "", "summary": ""}
@@ -382,7 +389,8 @@ class NCLU:
         )
 
     def _interface(self, name: str, json_form: bool) -> str:
-        """`net show interface swp1`: the header row of [S3] (counters and LLDP omitted)."""
+        """`net show interface swp1`: the header row in [4.2 port attributes] (counters and
+        LLDP omitted)."""
         row = next((r for r in self._rows() if r["name"] == name), None)
         if row is None:
             return model.not_physical(name)
@@ -412,7 +420,7 @@ class NCLU:
 
 def _json_row(row: dict[str, Any]) -> dict[str, Any]:
     """One interface of `net show interface all json`. The keys are those clients read:
-    linkstate, speed, mode, summary, iface_obj.description/mac/lldp (napalm-cumulus [S21]),
+    linkstate, speed, mode, summary, iface_obj.description/mac/lldp (napalm-cumulus),
     iface_obj.ip_address.allentries and iface_obj.vlan[].vlan (3rd-party inventory and test
     scripts, string search `['iface_obj']`); the rest of the real object is not modelled."""
     config_vlans = row.get("vlans", [])
@@ -433,7 +441,7 @@ def _json_row(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _timestamp(stamp: float) -> str:
-    """`2019-03-25 15:04:49.012290`, the log's timestamp form [S45]."""
+    """`2019-03-25 15:04:49.012290`, the log's timestamp form [NCLU transcripts]."""
     micros = int(stamp * 1e6) % 1_000_000
     return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(stamp)) + f".{micros:06d}"
 
@@ -506,7 +514,8 @@ class Edit:
         return interfaces[name]
 
     def _interface(self, name: str, rest: list[str]) -> None:
-        """`alias`, `mtu`, `link ...`, `breakout`, `bridge access|trunk vlans` [S1][S3]."""
+        """`alias`, `mtu`, `link ...`, `breakout`, `bridge access|trunk vlans` [4.2 NCLU
+        guide, 4.2 port attributes]."""
         if rest[:1] == ["breakout"]:
             self._breakout(name, rest[1:])
             return
@@ -534,7 +543,8 @@ class Edit:
 
     def _setting(self, rest: list[str]) -> tuple[str, Any]:
         """(key, checked value) of one setting; a value outside its token's range is a
-        grammar mismatch, so `Command not found` [S1]. `net del` may leave the value out."""
+        grammar mismatch, so `Command not found` [4.2 NCLU guide]. `net del` may leave the
+        value out."""
         head, args = tuple(rest[:2]), rest[2:]
         optional = not self.add
         if rest[0] == "alias" and (len(rest) > 1 or optional):
@@ -567,8 +577,9 @@ class Edit:
                 settings["slaves"].remove(name)
 
     def _breakout(self, name: str, args: list[str]) -> None:
-        """`breakout 2x|4x|4x25G|disabled` on a port [S3]; `net del ... breakout` goes back to
-        one port (NCLU documents only hand-editing ports.conf for that: **unverified**).
+        """`breakout 2x|4x|4x25G|disabled` on a port [4.2 port attributes]; `net del ...
+        breakout` goes back to one port (NCLU documents only hand-editing ports.conf for
+        that: **unverified**).
         Settings of the interfaces a split replaces are dropped with them (inferred)."""
         match = re.fullmatch(r"swp(\d+)", name)
         if not match:
@@ -585,7 +596,8 @@ class Edit:
             self.config["breakouts"][port] = mode
 
     def _bond(self, bond: str, rest: list[str]) -> None:
-        """`bond slaves <ports>` / `bond mode` plus the interface settings, on a bond [S4]."""
+        """`bond slaves <ports>` / `bond mode` plus the interface settings, on a bond [4.2
+        bonding]."""
         if not rest:
             if self.add:
                 self._settings(bond)
@@ -618,7 +630,7 @@ class Edit:
     # -- bridge, VLANs, hostname -----------------------------------------------------------
 
     def _bridge(self, rest: list[str]) -> None:
-        """`net add bridge bridge ports|vids|pvid` [S5]."""
+        """`net add bridge bridge ports|vids|pvid` [bridge guides]."""
         bridge = self.config["bridge"]
         if rest[0] == "ports" and len(rest) == 2:
             for name in self._targets(rest[1], "member"):
@@ -637,7 +649,8 @@ class Edit:
             raise NotFound
 
     def _vlan(self, rest: list[str]) -> None:
-        """`net add vlan 10-20` and `net add vlan 10 ip address 10.0.0.1/24` [S1][S5]: an SVI
+        """`net add vlan 10-20` and `net add vlan 10 ip address 10.0.0.1/24` [4.2 NCLU
+        guide, bridge guides]: an SVI
         stanza on the bridge; the VLAN joins the bridge's VLANs (inferred)."""
         ids = model.parse_vlans(rest[0])
         if ids is None:
@@ -698,7 +711,8 @@ def _choice(args: list[str], choices: tuple[str, ...], optional: bool) -> str | 
 
 def commands(config: dict[str, Any]) -> list[str]:
     """`net show configuration commands`: one `net add` line per setting, interfaces with
-    the same setting folded into one range (`net add interface swp1-4`) [S1][S5]."""
+    the same setting folded into one range (`net add interface swp1-4`) [4.2 NCLU guide,
+    bridge guides]."""
     by_suffix: dict[str, list[str]] = {}
     bonds: list[str] = []
     for port, mode in sorted(config["breakouts"].items(), key=lambda i: int(i[0])):

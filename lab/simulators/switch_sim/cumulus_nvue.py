@@ -1,14 +1,24 @@
 """NVUE, the `nv` command of Cumulus Linux 5.x: `nv set|unset` into a pending revision,
 `nv config diff|apply|save|show|detach`, and the `nv show` views clients read.
 
-Facts: specs/fabric-cli.md §2 ([S6]-[S13], [S20], [S40], [S46], [S47]). The
-configuration is one tree (interface, bridge, system); `nv set` edits a pending revision,
+Sources: those named in cumulus.py's docstring (NVUE CLI guide, NVUE API guide, 5.10 port
+attributes, 5.10 bridge guide, NVUE reference, mgmt VRF guide, generic-switch), and:
+- 5.10 user accounts: cumulus-linux-510 "User Accounts";
+- NVUE upgrade KB: the Cumulus docs' KB "NVUE Fails to Apply Configuration After Upgrade"
+  and the "NVUE Flexible Snippets" page;
+- 5.x bond guides: the 5.x "Bonding - Link Aggregation" and "LACP Bypass" pages;
+- nv show examples: the `nv show interface` examples of the 5.x guides and of the
+  nvue-reference Interface page;
+- NVUE transcripts: public 3rd-party transcripts of an NVUE EVPN lab (`applied [rev_id:
+  N]`) and of `nv config show -o commands`.
+
+The configuration is one tree (interface, bridge, system); `nv set` edits a pending revision,
 `nv config apply` checks the whole revision and makes it the applied one, or prints
 `Invalid config [rev_id: N]` with one indented `Config invalid at <path>: <reason>` line per
-problem and applies nothing [S12]. Whether apply persists depends on the release (see
-cumulus.AUTO_SAVE_FROM). Type and range errors of `nv set` are refused at once; NVUE's exact
-wording for them is **unverified** [spec §2]: the lines start with `Error: Invalid
-parameter`, a string networking-generic-switch treats as an NVUE failure [S20].
+problem and applies nothing [NVUE upgrade KB]. Whether apply persists depends on the
+release (see cumulus.AUTO_SAVE_FROM). Type and range errors of `nv set` are refused at once;
+NVUE's exact wording for them is **unverified**: the lines start with `Error: Invalid
+parameter`, a string networking-generic-switch treats as an NVUE failure [generic-switch].
 """
 
 from __future__ import annotations
@@ -23,8 +33,8 @@ from typing import Any
 from . import cumulus as model
 from .cumulus_nclu import table
 
-INVALID = "Error: Invalid parameter"  # prefix networking-generic-switch matches [S20]
-# NVUE's link speed enum [S6]; which of them a port runs is the model's check at apply
+INVALID = "Error: Invalid parameter"  # prefix networking-generic-switch matches
+# NVUE's link speed enum [NVUE CLI guide]; which of them a port runs is the model's check at apply
 SPEEDS = {
     "10M": 10,
     "100M": 100,
@@ -39,8 +49,8 @@ SPEEDS = {
     "800G": 800000,
 }
 BREAKOUTS = {"1x": "1x", "2x": "2x100G", "4x": "4x50G", "disabled": "disabled"}  # 8x: 8-lane ports
-BOND_MODES = {"lacp": None, "static": "balance-xor"}  # [S13]: static is balance-xor
-DOMAIN = "br_default"  # the default bridge domain [S9]
+BOND_MODES = {"lacp": None, "static": "balance-xor"}  # [5.x bond guides]: static is balance-xor
+DOMAIN = "br_default"  # the default bridge domain [5.10 bridge guide]
 # An apply that reloads switchd (a breakout change) asks first (3rd-party capture of 5.4:
 # docs.netapp.com ONTAP SN2100 cabling page: "switchd need to reload on this config change" /
 # "Are you sure? [y/N] y" / "applied [rev_id: 22]"); the answer to a refusal is **unverified**.
@@ -61,7 +71,7 @@ def invalid(reason: str) -> Invalid:
 
 
 def to_tree(config: dict[str, Any]) -> dict[str, Any]:
-    """The model as NVUE's configuration tree: interface, bridge, system [S6]-[S13]."""
+    """The model as NVUE's configuration tree: interface, bridge, system [the 5.x guides above]."""
     interfaces: dict[str, Any] = {}
     for port, mode in config["breakouts"].items():
         key = "disabled" if mode == "disabled" else mode[:2]
@@ -152,7 +162,7 @@ def yaml(value: Any, indent: int = 0) -> list[str]:
 
 def command_lines(flat: dict[tuple[str, ...], Any], verb: str) -> list[str]:
     """`nv set ...` lines, interfaces with the same setting folded into a range
-    (`nv set interface swp1-2,32 type swp` [S46])."""
+    (`nv set interface swp1-2,32 type swp` [NVUE transcripts])."""
     by_suffix: dict[tuple[str, ...], list[str]] = {}
     others = []
     for path, value in flat.items():
@@ -234,7 +244,7 @@ class NVUE:
             return self._apply(args[1:])
         if args == ["save"]:
             self.state.save()
-            return "saved [rev_id: applied]"  # [S40]
+            return "saved [rev_id: applied]"  # [NVUE transcripts]
         if args == ["detach"]:
             revs["pending"] = None
             return ""
@@ -273,7 +283,8 @@ class NVUE:
         }
 
     def _apply(self, options: list[str]) -> str:
-        """Check the whole pending revision, then make it the applied one [S6][S11][S12]."""
+        """Check the whole pending revision, then make it the applied one [NVUE CLI
+        guide, NVUE reference, NVUE upgrade KB]."""
         revs = self.revisions
         known = {"-y", "--assume-yes", "--assume-no", "-m", "--message"}
         if any(o.startswith("-") and o not in known for o in options):
@@ -306,7 +317,7 @@ class NVUE:
             revs["pending"], revs["applied"] = None, rev
             if model.release_of(self.state.running["release"])[:2] >= model.AUTO_SAVE_FROM:
                 self.state.save()
-        return f"applied [rev_id: {rev}]"  # [S40]
+        return f"applied [rev_id: {rev}]"  # [NVUE transcripts]
 
     # -- nv show -------------------------------------------------------------------------------
 
@@ -328,7 +339,7 @@ class NVUE:
             "hostname": config["hostname"],
             "uptime": f"0:{uptime}",
         }
-        if output == "json":  # the REST API's GET /system keys [S7]
+        if output == "json":  # the REST API's GET /system keys [NVUE API guide]
             return json.dumps(values, indent=2)
         return table(
             ["", "operational", "applied"],
@@ -345,7 +356,7 @@ class NVUE:
         names += sorted(
             (n for n in config["interfaces"] if n.startswith("bond")), key=model.sort_key
         )
-        # eth0: the management port, up in the mgmt VRF on a factory switch [S14]
+        # eth0: the management port, up in the mgmt VRF on a factory switch [mgmt VRF guide]
         rows: dict[str, dict[str, Any]] = {
             "eth0": {"type": "eth", "description": "", "link": {
                 "admin-status": "up", "oper-status": "up", "mtu": 1500, "speed": "1G",
@@ -382,7 +393,8 @@ class NVUE:
         return rows
 
     def _interfaces(self, output: str | None) -> str:
-        """Summary of every interface; the columns changed between 5.x releases [S47], the
+        """Summary of every interface; the columns changed between 5.x releases [nv show
+        examples], the
         later `Admin Status / Oper Status` form is used (JSON shape **unverified**)."""
         rows = self._interface_rows()
         if output == "json":
@@ -417,7 +429,7 @@ class NVUE:
 
     def _link(self, name: str, output: str | None) -> str:
         """`nv show interface swp1 link`: operational and applied columns, pending when a
-        revision is staged [S6][S8]."""
+        revision is staged [NVUE CLI guide, 5.10 port attributes]."""
         rows = self._interface_rows()
         if name not in rows:
             raise Invalid(
@@ -509,7 +521,7 @@ class Change:
 
     def _names(self, text: str) -> list[str]:
         """Interface names NVUE accepts: swpN, swpNsM, bond*, vlanN; whether the port exists
-        is checked when the revision is applied [S12]."""
+        is checked when the revision is applied [NVUE upgrade KB]."""
         names = model.expand_range(text)
         for name in names:
             if not re.fullmatch(r"swp\d+(s\d+)?|bond[\w-]{0,11}|vlan\d+|eth0|lo", name):
@@ -554,7 +566,8 @@ class Change:
             raise Invalid(_usage(["set" if self.add else "unset", "interface", name, *words]))
 
     def _link(self, settings: dict[str, Any], field: str, value: list[str]) -> None:
-        """`link mtu|speed|state|fec|auto-negotiate` with the types `?` shows [S6][S8]."""
+        """`link mtu|speed|state|fec|auto-negotiate` with the types `?` shows [NVUE CLI
+        guide, 5.10 port attributes]."""
         if not self.add:
             key = {
                 "mtu": "mtu",
@@ -590,8 +603,9 @@ class Change:
             raise invalid(f"'{word}' is not a valid value for link {field}")
 
     def _breakout(self, name: str, value: list[str]) -> None:
-        """`link breakout 1x|2x|4x|disabled` on a port [S8]; `nv unset ... link breakout`
-        back to 1x. Settings of the interfaces a split replaces go with them (inferred)."""
+        """`link breakout 1x|2x|4x|disabled` on a port [5.10 port attributes]; `nv unset
+        ... link breakout` back to 1x. Settings of the interfaces a split replaces go with
+        them (inferred)."""
         match = re.fullmatch(r"swp(\d+)", name)
         if not match:
             raise invalid(f"link breakout applies to a port, not {name}")
@@ -608,7 +622,8 @@ class Change:
             self.config["breakouts"][port] = mode
 
     def _port_bridge(self, settings: dict[str, Any], words: list[str]) -> None:
-        """`bridge domain br_default [access N | vlan LIST]` on a port or bond [S9][S13]."""
+        """`bridge domain br_default [access N | vlan LIST]` on a port or bond [5.10 bridge
+        guide, 5.x bond guides]."""
         if not words:
             settings["bridge"] = self.add
             if not self.add:
@@ -626,7 +641,7 @@ class Change:
             raise Invalid(_usage(["set", "bridge", "domain", DOMAIN, *words]))
 
     def _bond(self, name: str, settings: dict[str, Any], words: list[str]) -> None:
-        """`bond member <ports>` / `bond mode lacp|static` [S13]."""
+        """`bond member <ports>` / `bond mode lacp|static` [5.x bond guides]."""
         if words[0] == "member" and len(words) == 2:
             members = model.expand_range(words[1])
             for member in members:
@@ -649,7 +664,7 @@ class Change:
             raise Invalid(_usage(["set", "interface", name, "bond", *words]))
 
     def _svi(self, vlan: str, words: list[str]) -> None:
-        """`nv set interface vlan10 ip address 10.1.10.2/24` [S9]."""
+        """`nv set interface vlan10 ip address 10.1.10.2/24` [5.10 bridge guide]."""
         vlans = self.config["vlans"]
         if not words or words[:1] == ["type"]:
             if self.add:
@@ -670,7 +685,7 @@ class Change:
             svi["addresses"].remove(address)
 
     def _bridge(self, words: list[str]) -> None:
-        """`nv set bridge domain br_default vlan 10,20` / `untagged 1` [S9]."""
+        """`nv set bridge domain br_default vlan 10,20` / `untagged 1` [5.10 bridge guide]."""
         bridge = self.config["bridge"]
         if words[:1] == ["vlan"] and len(words) <= 2:
             ids = _vlans(words[1:]) if self.add or len(words) == 2 else list(bridge["vids"])

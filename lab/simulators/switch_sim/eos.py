@@ -1,17 +1,29 @@
 """Arista EOS (DCS-7060CX2-32S) CLI: modes, privilege, configuration sessions, commands.
 
-Facts: ../shared/specs/switch-cli.md §2 and switch-cli-addendum.md Q7-Q12. A login lands
-in unprivileged exec (`>`) unless `aaa authorization exec default local` is configured
-and the user's privilege is 2-15 [Q8]; `enable` asks for a password only when an enable
-secret exists (without one it goes straight to `#`: github.com/ytti/oxidized/issues/1632,
-"the user who ssh in can run enable without being prompted"). Privileged commands typed
+Sources (named in brackets below; eos_model.py lists the others):
+- arista.eos: github ansible-collections/arista.eos, plugins/terminal/eos.py and
+  plugins/cliconf/eos.py (what it sends, the errors it matches);
+- EOS manual: arista.com/en/um-eos/eos-configure-session and
+  arista.com/en/um-eos/eos-session-management-commands;
+- eos.arista.com: "Common AAA Requirements" and "Securing EOS CLI";
+- netmiko: github ktbyers/netmiko 4.6.0, netmiko/arista/arista.py;
+- scrapli: its EOS driver's failure strings (driver/core/arista_eos/base_driver.py);
+- error samples: napalm and nornir docs, aristanetworks/avd tests (`% Invalid input (at
+  token N: ...)`).
+
+A login lands in unprivileged exec (`>`) unless `aaa authorization exec default local` is
+configured and the user's privilege is 2-15 [eos.arista.com]; `enable` asks for a password
+only when an enable secret exists (without one it goes straight to `#`:
+github.com/ytti/oxidized/issues/1632, "the user who ssh in can run enable without being
+prompted"). Privileged commands typed
 at `>` answer `% Invalid input (privileged mode required)` (a DCS-7060CX2-32S on EOS
 4.28: github.com/ytti/oxidized/issues/3468).
 
 Configuration sessions are device-wide: they live in the switch's state, survive the
 SSH connection that opened them (`end` leaves them pending) and are limited to five
-pending ones [Q9]. A refused command changes nothing: each command runs on a copy that
-is kept only when the command is accepted. What the device prints is in eos_show.
+pending ones [EOS manual; EOS 4.25 notes]. A refused command changes nothing: each
+command runs on a copy that is kept only when the command is accepted. What the device
+prints is in eos_show.
 """
 
 from __future__ import annotations
@@ -27,12 +39,12 @@ from . import eos_show
 from .os10 import CommandError
 from .state import SessionEnd, SwitchState
 
-MAX_PENDING_SESSIONS = 5  # [Q9: "Maximum number of pending sessions: 5"]
-MAX_COMPLETED_SESSIONS = 1  # [Q9: "Maximum number of completed sessions: 1"]
+MAX_PENDING_SESSIONS = 5  # [EOS 4.25 notes: "Maximum number of pending sessions: 5"]
+MAX_COMPLETED_SESSIONS = 1  # [EOS 4.25 notes: "Maximum number of completed sessions: 1"]
 PRIVILEGE_REQUIRED = "% Invalid input (privileged mode required)"
-INCOMPLETE = "% Incomplete command"  # [§2, Q11]
-# [Q7/Q9: arista.eos matches "Maximum number of pending sessions has been reached"; the
-# leading `% ` is **unverified**]
+INCOMPLETE = "% Incomplete command"  # [scrapli, arista.eos]
+# [arista.eos: its terminal plugin matches "Maximum number of pending sessions has been
+# reached"; the leading `% ` is **unverified**]
 TOO_MANY_SESSIONS = "% Maximum number of pending sessions has been reached"
 
 factory = model.factory
@@ -42,14 +54,15 @@ DEFAULT_HOSTNAME = "switch"
 
 
 def invalid(words: list[str], token: int) -> CommandError:
-    """`% Invalid input (at token N: 'word')`, N the 0-based index of the bad token [Q11]."""
+    """`% Invalid input (at token N: 'word')`, N the 0-based index of the bad token
+    [error samples]."""
     word = words[token] if token < len(words) else words[-1]
     return CommandError(f"% Invalid input (at token {token}: '{word}')")
 
 
 def canonical_interface(text: str) -> str | None:
-    """Et31/1, ethernet 31/1, e31/1 -> Ethernet31/1; po10 -> Port-Channel10 [Q12: `int
-    e22` is shown as `interface Ethernet22`]."""
+    """Et31/1, ethernet 31/1, e31/1 -> Ethernet31/1; po10 -> Port-Channel10 [EOS 4.25
+    notes: `int e22` is shown as `interface Ethernet22`]."""
     text = text.replace(" ", "")
     match = re.fullmatch(r"(?i)e(?:t(?:h(?:e(?:r(?:n(?:e(?:t)?)?)?)?)?)?)?(\d+(?:/\d+)?)", text)
     if match:
@@ -74,13 +87,14 @@ def parse_vlan_list(text: str, words: list[str], token: int) -> list[int]:
             raise invalid(words, token)
         low, high = int(match.group(1)), int(match.group(2) or match.group(1))
         if low not in model.VLAN_RANGE or high not in model.VLAN_RANGE or high < low:
-            raise invalid(words, token)  # [Q11] the out-of-range error text is **unverified**
+            raise invalid(words, token)  # the out-of-range error text is **unverified**
         ids.extend(range(low, high + 1))
     return ids
 
 
 # Keywords of each mode, for EOS's unique-prefix completion (`int e22`, `conf t`, `sh
-# run`) [§2, Q12]; a prefix that fits several keywords is `% Ambiguous command` [Q11].
+# run`) [EOS CLI sources, EOS 4.25 notes]; a prefix that fits several keywords is
+# `% Ambiguous command` [scrapli, arista.eos].
 _SHOW: dict[str, Any] = {
     "running-config": {"all": {}},
     "startup-config": {},
@@ -181,7 +195,8 @@ class EOSSession:
     # ---- login, prompt, privilege ----------------------------------------------------
 
     def login(self, username: str, password: str = "") -> None:
-        """Land where EOS lands this user [Q8] (the password plays no part after login)."""
+        """Land where EOS lands this user [eos.arista.com] (the password plays no part
+        after login)."""
         self.user = username
         config = self.state.running
         privilege = config["usernames"].get(username, {}).get("privilege", 1)
@@ -194,7 +209,7 @@ class EOSSession:
 
     @property
     def sessions(self) -> dict[str, dict[str, Any]]:
-        """The switch's configuration sessions, shared by every connection [Q9]."""
+        """The switch's configuration sessions, shared by every connection [EOS manual]."""
         return self.state.volatile.setdefault("eos_sessions", {})
 
     @property
@@ -288,7 +303,7 @@ class EOSSession:
             return ""
         if words in (["copy", "running-config", "startup-config"], ["write", "memory"], ["write"]):
             self.state.save()
-            return "Copy completed successfully."  # [§2] **unverified**
+            return "Copy completed successfully."  # **unverified**
         if words[:1] == ["bash"]:
             return eos_show.bash(self, words)
         if words[:1] == ["dir"]:
@@ -297,7 +312,7 @@ class EOSSession:
 
     def _terminal(self, words: list[str]) -> str:
         """`terminal length 0` / `terminal width N`: netmiko and arista.eos wait for the
-        replies [§3, Q8]."""
+        replies [netmiko, arista.eos]."""
         if len(words) == 3 and words[2].isdigit():
             if words[1] == "length":
                 return "Pagination disabled." if words[2] == "0" else ""
@@ -308,7 +323,7 @@ class EOSSession:
         raise invalid(words, 1 if len(words) < 3 else 2)
 
     def _configure_session(self, words: list[str]) -> str:
-        """`configure session [NAME] [commit|abort]` [Q9]."""
+        """`configure session [NAME] [commit|abort]` [EOS manual, arista.eos]."""
         if len(words) == 4 and words[3] in ("commit", "abort"):
             if words[2] not in self.sessions:
                 raise invalid(words, 2)  # wording for an unknown session **unverified**
@@ -336,11 +351,12 @@ class EOSSession:
         return ""
 
     def _new_session_name(self) -> str:
-        """An auto-generated name in EOS's pattern `sess-<pid>-<id>-<n>` [Q9]."""
+        """An auto-generated name in EOS's pattern `sess-<pid>-<id>-<n>` [EOS manual]."""
         return f"sess-{2174}-{id(self.state) % 10**9}-{len(self.sessions)}"
 
     def _commit(self, name: str) -> None:
-        """Apply a session to running; EOS keeps the last completed session listed [Q9]."""
+        """Apply a session to running; EOS keeps the last completed session listed
+        [EOS 4.25 notes]."""
         session = self.sessions[name]
         self.state.running = session.pop("config")
         session["state"] = "completed"
@@ -355,7 +371,7 @@ class EOSSession:
         words = line.split()
         if words == ["end"]:
             self.modes.clear()
-            self.session_name = None  # a session stays pending [Q9]
+            self.session_name = None  # a session stays pending [EOS manual]
             return ""
         if words == ["exit"]:
             self.modes.pop()
@@ -368,7 +384,7 @@ class EOSSession:
             else:
                 del self.sessions[self.session_name]
             self.modes.clear()
-            self.session_name = None  # after commit the CLI leaves session mode [Q9]
+            self.session_name = None  # after commit the CLI leaves session mode [EOS 4.25 notes]
             return ""
         if words[:1] == ["do"] and len(words) > 1:
             return self._exec(" ".join(words[1:]))
@@ -467,7 +483,7 @@ class EOSSession:
         self, config: dict, words: list[str], body: list[str], negate: bool, offset: int
     ) -> None:
         """`ip route PREFIX NEXTHOP`; the prefix must be a valid IPv4 network (a /33 is
-        invalid input [Q11, expected; **unverified**]) and is stored as a network."""
+        invalid input, expected; **unverified**) and is stored as a network."""
         if len(body) < 4:
             if len(body) == 3:
                 self._prefix(words, body[2], offset + 2)
@@ -571,7 +587,8 @@ class EOSSession:
     def _username(
         self, config: dict, words: list[str], body: list[str], negate: bool, offset: int
     ) -> None:
-        """`username NAME [privilege N] [role R] (nopassword|secret [0|sha512] X)` [Q8]."""
+        """`username NAME [privilege N] [role R] (nopassword|secret [0|sha512] X)`
+        [eos.arista.com]."""
         if len(body) == 1:
             raise CommandError(INCOMPLETE)
         name = body[1]
@@ -672,15 +689,15 @@ class EOSSession:
             raise CommandError(INCOMPLETE)
         if len(body) > 2 or not body[1].isdigit() or int(body[1]) not in model.MTU_RANGE:
             raise invalid(words, offset + 1)
-        # 1500 is the default and is not printed (**inferred** from [Q12]: defaults hidden)
+        # 1500 is the default and is not printed (**inferred** from [ta367]: defaults hidden)
         settings["mtu"] = None if int(body[1]) == 1500 else int(body[1])
 
     @staticmethod
     def _speed(
         name: str, settings: dict, words: list[str], body: list[str], negate: bool, offset: int
     ) -> None:
-        """`speed forced 100gfull` / `speed 100g` / `speed auto`, kept as typed [Q12];
-        a speed the lane cannot run is refused [§2] (error text **unverified**)."""
+        """`speed forced 100gfull` / `speed 100g` / `speed auto`, kept as typed [docs-csm];
+        a speed the lane cannot run is refused [EOS CLI sources] (error text **unverified**)."""
         if negate or body[1:] == ["auto"]:
             settings["speed"] = None
             return
@@ -796,7 +813,7 @@ class EOSSession:
         offset: int,
     ) -> None:
         """`channel-group N mode active|passive|on`; changing the mode of a group that has
-        other members fails with the device's message [Q11, arista.eos PR #96]."""
+        other members fails with the device's message [arista.eos terminal plugin, PR #96]."""
         if negate:
             settings["channel_group"] = None
             return
@@ -825,7 +842,7 @@ class EOSSession:
         settings: dict, words: list[str], body: list[str], negate: bool, offset: int
     ) -> None:
         """`ip address A.B.C.D/L`: a /32 on an Ethernet is refused with `% Prefix length
-        must be less than 32` [Q11, ansible PR #61747]."""
+        must be less than 32` [github ansible/ansible PR #61747]."""
         if negate:
             settings["ip_address"] = None
             return

@@ -1,8 +1,19 @@
 """Arista DCS-7060CX2-32S on EOS 4.2x: its ports, factory configuration and rendering.
 
-Facts: ../shared/specs/switch-cli.md §2 and switch-cli-addendum.md Q7-Q12 (named [Q..]
-below). The configuration is a plain dict (persisted as JSON by SwitchState); rendering
-prints it the way EOS prints it, whatever form the command was typed in [Q12].
+Sources (named in brackets below):
+- EOS CLI sources: github ansible-collections/arista.eos (cliconf plugin, unit-test
+  fixtures), scrapli's EOS driver and netmiko 4.x (netmiko/arista/arista.py);
+- docs-csm: github Cray-HPE/docs-csm (release/1.0), real 7060CX2-32S / EOS 4.23.0F
+  configurations in bi-can_arista_aruba_config.md and
+  Management_Network_Flow_Control_Settings.md;
+- ta367: github arista-netdevops-community/automation_and_telemetry_demo,
+  ansible/demo/snapshots/ta367/report.md (a real EOS 4.25.1F running-config);
+- EOS 4.25 notes: a public capture of EOS 4.25.4M (repository unidentified);
+- AVD: github aristanetworks/avd PR #5692 and issue #5632 (speed keywords);
+- eos.arista.com: "Common AAA Requirements" and "Securing EOS CLI".
+The configuration is a plain dict (persisted as JSON by SwitchState); rendering prints it
+the way EOS prints it, whatever form the command was typed in [docs-csm, ta367, EOS 4.25
+notes].
 """
 
 from __future__ import annotations
@@ -18,15 +29,15 @@ EOS_VERSION = "4.20.15M"
 IMAGE = f"flash:/EOS-{EOS_VERSION}.swi"
 SYSTEM_MAC = "444c.a800.0001"
 SERIAL = "JPE00000000"
-QSFP_PORTS = range(1, 33)  # 32 QSFP100 ports, four lanes each (EthernetN/1-N/4) [§2]
-SFP_PORTS = (33, 34)  # SFP+ ports, one interface each (EthernetN) [§2]
+QSFP_PORTS = range(1, 33)  # 32 QSFP100 ports, four lanes each (EthernetN/1-N/4) [EOS CLI sources]
+SFP_PORTS = (33, 34)  # SFP+ ports, one interface each (EthernetN) [EOS CLI sources]
 VLAN_RANGE = range(1, 4095)  # 1-4094; 4095 is reserved (802.1Q)
 # `mtu ?` range on this platform: 68-9214. The top is the largest MTU real 7060CX2
-# configs carry [Q11: `mtu 9214`]; the exact bounds are **unverified**.
+# configs carry [docs-csm, ta367: `mtu 9214`]; the exact bounds are **unverified**.
 MTU_RANGE = range(68, 9215)
-# Speed keywords by lane [§2: 100G/40G on /1 only; 4x25G / 4x10G on /1-/4] and by the
-# SFP+ ports. Both the older `speed forced Xfull` and the newer `speed Xg` forms exist on
-# 4.2x [Q11]; `speed auto` restores the default.
+# Speed keywords by lane [EOS CLI sources: 100G/40G on /1 only; 4x25G / 4x10G on /1-/4]
+# and by the SFP+ ports. Both the older `speed forced Xfull` and the newer `speed Xg` forms
+# exist on 4.2x [docs-csm, AVD]; `speed auto` restores the default.
 FOUR_LANE_SPEEDS = {"100gfull": "100G", "40gfull": "40G", "100g": "100G", "40g": "40G"}
 ONE_LANE_SPEEDS = {"25gfull": "25G", "10000full": "10G", "25g": "25G", "10g": "10G"}
 SFP_SPEEDS = {"10000full": "10G", "1000full": "1G", "10g": "10G", "1g": "1G"}
@@ -83,7 +94,8 @@ def factory(hostname: str) -> dict[str, Any]:
 
     The factory user is `username admin privilege 1 role network-admin nopassword` and
     there is no `aaa authorization exec`: every login lands in unprivileged exec mode
-    (`>`) [Q8]. `spanning-tree mode mstp` is the default EOS prints [§2].
+    (`>`) [eos.arista.com]. `spanning-tree mode mstp` is the default EOS prints [EOS CLI
+    sources].
     """
     interfaces: dict[str, Any] = {}
     for port in [*QSFP_PORTS, *SFP_PORTS]:
@@ -122,7 +134,7 @@ def upgrade(config: dict[str, Any]) -> None:
 
 
 def hash_secret(password: str) -> str:
-    """The sha512-crypt form EOS stores secrets in [Q12: `secret sha512 $6$...`]."""
+    """The sha512-crypt form EOS stores secrets in [ta367: `secret sha512 $6$...`]."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         try:
@@ -163,7 +175,7 @@ def short_name(name: str) -> str:
 
 
 def vlan_ranges(ids: list[int]) -> str:
-    """10,11,12,20 -> 10-12,20: how EOS merges unnamed VLANs onto one line [Q10 `vlan
+    """10,11,12,20 -> 10-12,20: how EOS merges unnamed VLANs onto one line [ta367: `vlan
     100,300`]; that consecutive ids become a range is **inferred**."""
     parts: list[str] = []
     ids = sorted(ids)
@@ -179,8 +191,8 @@ def vlan_ranges(ids: list[int]) -> str:
 
 
 def render(config: dict[str, Any]) -> str:
-    """`show running-config` [§2, Q10, Q12]: header, `!` between blocks, three-space
-    indent, every interface listed even when unconfigured, `end` last."""
+    """`show running-config` [EOS CLI sources, ta367, docs-csm]: header, `!` between
+    blocks, three-space indent, every interface listed even when unconfigured, `end` last."""
     lines = [
         "! Command: show running-config",
         f"! device: {config['hostname']} ({MODEL}, EOS-{EOS_VERSION})",
@@ -216,7 +228,7 @@ def render(config: dict[str, Any]) -> str:
 
 
 def render_vlans(config: dict[str, Any]) -> list[str]:
-    """VLAN blocks; VLAN 1 is implicit; unnamed active VLANs share one line [Q10]."""
+    """VLAN blocks; VLAN 1 is implicit; unnamed active VLANs share one line [ta367]."""
     lines: list[str] = []
     plain = [
         int(vid)

@@ -1,13 +1,22 @@
 """What the simulated 7060CX2-32S prints: show commands, their `| json` forms, pipes.
 
-Facts: ../shared/specs/switch-cli-addendum.md Q7 (what arista.eos sends and reads), Q9
-(sessions), Q10 (show formats and pipes). Text formats are the ones ntc-templates'
-arista_eos templates parse (their tests carry real captures [Q10, S29]); JSON keys are
-the ones arista.eos, napalm and anta read from real devices [Q7, S5, S19].
+Sources (named in brackets below):
+- arista.eos: github ansible-collections/arista.eos, its terminal, cliconf and eos_facts
+  plugins (what it sends and what it reads back);
+- napalm: github napalm-automation/napalm, napalm/eos/eos.py and test/eos/mocked_data;
+- anta: github aristanetworks/anta, unit-test data (`show version` JSON);
+- ntc-templates: github networktocode/ntc-templates, the arista_eos templates and the real
+  captures in their tests (show_interfaces_status);
+- ta367: github arista-netdevops-community/automation_and_telemetry_demo,
+  ansible/demo/snapshots/ta367/report.md (real EOS 4.25.1F output);
+- EOS manual: arista.com/en/um-eos/eos-configure-session, with the ngworx.ag blog
+  "Arista EOS config sessions" (ngworx.ag/en/blog/arista-eos-config-sessions/).
+Text formats are the ones ntc-templates' arista_eos templates parse; JSON keys are the ones
+arista.eos, napalm and anta read from real devices.
 
 Link state comes from the lab's cabling (SwitchState.cabled_ports): a port without a
 cable is `notconnect`; lanes 2-4 of a QSFP port running one 4-lane speed (100G/40G) are
-`inactive` [Q10: `Et3/1/4 ... inactive ... unconf unconf`]. No LLDP neighbour is ever
+`inactive` [ntc-templates: `Et3/1/4 ... inactive ... unconf unconf`]. No LLDP neighbour is ever
 seen: the lab's hosts do not speak LLDP.
 """
 
@@ -40,7 +49,7 @@ def split_pipes(line: str) -> tuple[str, list[tuple[str, str]]]:
 
     After `include`/`exclude`/`section`/`begin` EOS takes the rest of the line as one
     regex, `|` included (arista.eos sends `| include interface | access-group |
-    traffic-filter`) [Q7, **inferred**]."""
+    traffic-filter`) [arista.eos, **inferred**]."""
     command, _, rest = line.partition("|")
     pipes: list[tuple[str, str]] = []
     while rest.strip():
@@ -55,7 +64,7 @@ def split_pipes(line: str) -> tuple[str, list[tuple[str, str]]]:
 
 def section(text: str, pattern: str) -> str:
     """`| section RE`: every block whose header matches, whole; of other blocks the
-    header and the matching sub-commands [Q7]."""
+    header and the matching sub-commands [arista.eos]."""
     regex = re.compile(pattern)
     out: list[str] = []
     for block in _blocks(text):
@@ -139,7 +148,7 @@ def _config_of(session: EOSSession, name: str | None) -> dict[str, Any]:
 
 
 def session_config(session: EOSSession, words: list[str]) -> str:
-    """`show session-config [named S] [diffs]` [Q9]."""
+    """`show session-config [named S] [diffs]` [EOS manual, napalm]."""
     rest = words[2:]
     name = None
     if rest[:1] == ["named"]:
@@ -163,7 +172,7 @@ def session_config(session: EOSSession, words: list[str]) -> str:
 
 
 def configuration_sessions(session: EOSSession, detail: bool) -> str:
-    """`show configuration sessions [detail]` [Q9, capture of EOS 4.25]."""
+    """`show configuration sessions [detail]` [a public EOS 4.25.4M capture]."""
     rows = [
         f"Maximum number of completed sessions: {1}",
         f"Maximum number of pending sessions: {5}",
@@ -274,7 +283,7 @@ def _vlan_column(config: dict[str, Any], settings: dict[str, Any]) -> str:
 
 def _type(session: EOSSession, name: str) -> str:
     """The transceiver: a cabled QSFP100 port carries a DAC (`100GBASE-CR4`, `40GBASE-CR4`
-    at 40G); a port without a cable shows `Not Present` [Q10]."""
+    at 40G); a port without a cable shows `Not Present` [ntc-templates]."""
     if model.port_number(name) not in session.state.cabled_ports:
         return "Not Present"
     if model.port_number(name) in model.SFP_PORTS:
@@ -326,7 +335,8 @@ def _members(session: EOSSession, number: str) -> list[str]:
 
 
 def interfaces_status(session: EOSSession) -> str:
-    """`show interfaces status`; the Name column widens to the longest description [Q10]."""
+    """`show interfaces status` [ntc-templates]; the Name column widens to the longest
+    description (a public capture, repository unidentified)."""
     rows = status_rows(session)
     width = max([len("Name")] + [len(r["description"]) for r in rows])
     header = (
@@ -348,7 +358,7 @@ def interfaces_status(session: EOSSession) -> str:
 
 
 def interfaces_status_json(session: EOSSession) -> dict[str, Any]:
-    """eAPI shape (`interfaceStatuses`) as anta's test data shows it [S19]."""
+    """eAPI shape (`interfaceStatuses`) as anta's test data shows it [anta]."""
     statuses = {}
     for row in status_rows(session):
         vlan = row["vlan"]
@@ -429,7 +439,7 @@ def interfaces_text(session: EOSSession) -> str:
 
 
 def interfaces_json(session: EOSSession) -> dict[str, Any]:
-    """`show interfaces | json`: the keys eos_facts reads [Q7, napalm test data S5]."""
+    """`show interfaces | json`: the keys eos_facts reads [arista.eos, napalm test data]."""
     interfaces = {}
     for fact in interface_facts(session):
         entry = {
@@ -480,8 +490,8 @@ def version_text(session: EOSSession) -> str:
 
 
 def version_json(session: EOSSession) -> dict[str, Any]:
-    """`show version | json` [Q7: `version`, `modelName`, `serialNumber`, `memTotal`,
-    `memFree`; the other keys as in napalm's and anta's real samples, S5/S19]."""
+    """`show version | json` [arista.eos: `version`, `modelName`, `serialNumber`,
+    `memTotal`, `memFree`; the other keys as in napalm's and anta's real samples]."""
     return {
         "mfgName": "Arista",
         "modelName": model.MODEL,
@@ -510,11 +520,11 @@ def hostname_text(session: EOSSession) -> str:
 
 def hostname_json(session: EOSSession) -> dict[str, Any]:
     host = session.state.running["hostname"]
-    return {"hostname": host, "fqdn": host}  # [Q7, S5]
+    return {"hostname": host, "fqdn": host}  # [arista.eos, napalm]
 
 
 def lldp_text(session: EOSSession) -> str:
-    """`show lldp neighbors` [Q10 capture]; the table is empty (no LLDP peers)."""
+    """`show lldp neighbors` [ta367 capture]; the table is empty (no LLDP peers)."""
     return "\n".join([
         "Last table change time   : never",
         "Number of table inserts  : 0",
@@ -535,7 +545,7 @@ def lldp_json(session: EOSSession) -> dict[str, Any]:
         "tablesDeletes": 0,
         "tablesDrops": 0,
         "lldpNeighbors": [],
-    }  # [Q7, S5]
+    }  # [arista.eos, napalm]
 
 
 def _vlan_members(config: dict[str, Any]) -> dict[int, list[str]]:
@@ -653,14 +663,15 @@ def port_channel_summary(session: EOSSession) -> str:
 
 
 def bash(session: EOSSession, words: list[str]) -> str:
-    """Only what arista.eos runs: `bash timeout 5 cat /mnt/flash/boot-config` [Q7]."""
+    """Only what arista.eos runs: `bash timeout 5 cat /mnt/flash/boot-config` [arista.eos]."""
     if words[1:2] == ["timeout"] and words[3:] == ["cat", "/mnt/flash/boot-config"]:
         return f"SWI={model.IMAGE}"
     raise CommandError(f"% Invalid input (at token 1: '{words[1] if len(words) > 1 else ''}')")
 
 
 def dir_all_filesystems(session: EOSSession, words: list[str]) -> str:
-    """`dir all-filesystems` [Q7, real text of vEOS 4.27 S20]."""
+    """`dir all-filesystems` [arista.eos; real text of vEOS 4.27.3F in github
+    emilarista/tieto-borderlab, commands/P1/report.md]."""
     if words[1:] not in ([], ["all-filesystems"], ["flash:"]):
         raise CommandError(f"% Invalid input (at token 1: '{words[1]}')")
     size = len(model.render(session.state.startup))

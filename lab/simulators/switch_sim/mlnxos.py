@@ -3,18 +3,34 @@
 A session walks the device's modes: Standard (`>`) after an SSH login, Enable (`#`) after
 `enable` (no password), Config (`(config) #`) after `configure terminal`, and an interface
 mode for one port or a range (`(config interface ib 1/1-1/18) #`). Every prompt carries
-the HA state, `<host> [standalone: master] ...` [fabric-cli.md §4, S27]. Keywords may be
+the HA state, `<host> [standalone: master] ...` [SX6036 notes]. Keywords may be
 abbreviated to a unique prefix: netmiko's driver sends `config term`, and captures show
 `int ib 1/1-1/36`, `no shut`, `wr mem`, `sh ports type` (a 3rd-party SX6036 transcript,
 code search "int ib 1/1-1/36").
 
 Configuration applies at once to the running configuration; `configuration write`
 (Config) and `write memory` (Enable, and Config through the Enable commands it also
-runs) copy it to startup [§4, S24]. A refused command prints a line starting with `%`
+runs) copy it to startup [MLNX-OS manual]. A refused command prints a line starting with `%`
 and changes nothing: every value is checked before anything is written.
 
-Facts: specs/fabric-cli.md §0, §4, §5, §6, §9. Where a wording or layout
-has no source it is marked "unverified" at the place it is used.
+Sources (named in brackets below):
+- MLNX-OS manual: NVIDIA MLNX-OS User Manual v3.10 (docs.nvidia.com/networking/display/
+  MLNXOSv3104202): "Command Line Interface (CLI)", "Configuration Management", "SM
+  Commands", "UI Commands", "InfiniBand Interface";
+- mellanox.onyx: github ansible-collections/mellanox.onyx, plugins/terminal/onyx.py,
+  plugins/cliconf/onyx.py and the unit fixtures (MLNX-OS 3.6.5000 `show version`, a
+  running config);
+- netmiko: github ktbyers/netmiko 4.6.0, netmiko/mellanox/mellanox_mlnxos_ssh.py;
+- mlxlink: github Mellanox/mstflint, mlxlink/modules/mlxlink_commander.cpp (split hint);
+- QM8700 capture: the public blog "High Performance computing (HPC) on Openstack" (2022);
+- SX6036 notes: public notes on MLNX-OS 3.6.8012 on an SX6036 (a skill file and the blog
+  "Mellanox SX6036");
+- third-party scripts found by code search: a sizing table (`qm8700`, 40 ports), MLNX-OS
+  collection scripts (`show interfaces ib status | json-print`, `| include LinkUp`), SM
+  automation (`show ib sm`, `ib smnode`) and a note on HDR100 splitting;
+- Red Hat KB "Installing and configuring the OpenSM InfiniBand subnet manager"
+  (access.redhat.com/node/7087953): every IB subnet needs a running subnet manager.
+Where a wording or layout has no source it is marked "unverified" at the place it is used.
 """
 
 from __future__ import annotations
@@ -28,7 +44,7 @@ from typing import Any
 
 from .state import SessionEnd, SwitchState
 
-RELEASE = "3.9.0606"  # the seed's QM8700 product release (seeds/002, Table "software")
+RELEASE = "3.9.0606"  # the seed's QM8700 product release (seed 002, Table 2)
 # `show version` of 3.9.0606 (NVIDIA's upgrade procedure, code search "Product release:
 # 3.9.0606"): field names and order as there; build values are that capture's.
 VERSION_FIELDS = (
@@ -41,7 +57,7 @@ VERSION_FIELDS = (
     ("Built by", "sw-r2d2-bot@b13770d14a06"),
     ("Version summary", f"X86_64 {RELEASE} 2020-05-01 08:20:15 x86_64"),
     None,
-    ("Product model", "x86onie"),  # x86onie in the 3.6.5000 fixture [S23]; QM8700 unverified
+    ("Product model", "x86onie"),  # 3.6.5000 fixture [mellanox.onyx]; QM8700 unverified
     ("Host ID", "B8599F3A2C10"),  # made up; the device prints its base MAC here
     ("System serial num", "MT2022X01234"),  # made up, in the MTyyww form of the captures
     None,
@@ -52,19 +68,21 @@ VERSION_FIELDS = (
     ("Swap", "0 MB used / 0 MB free / 0 MB total"),
 )
 
-PORTS = range(1, 41)  # QM8700: 40 HDR ports (3rd-party table [S44], fabric-cli.md §0)
-SPLIT = "qsfp-split-2"  # HDR -> 2x HDR100, sub-ports 1/N/1 and 1/N/2 [§4, S24][S25][S26]
+PORTS = range(1, 41)  # QM8700: 40 HDR ports (a 3rd-party sizing table)
+# HDR -> 2x HDR100, sub-ports 1/N/1 and 1/N/2 [MLNX-OS manual, mlxlink, QM8700 capture]
+SPLIT = "qsfp-split-2"
 UNSPLIT = "qsfp"  # `module-type qsfp` on a sub-port: **unverified** (Onyx Ethernet's form)
-# `Supported speeds : sdr, qdr, fdr, edr, hdr` on a QM8700 port [§4, S26]; that `speed`
-# takes these words is inferred from `speed qdr fdr` on an SX6036 [S27] (HDR **unverified**)
+# `Supported speeds : sdr, qdr, fdr, edr, hdr` on a QM8700 port [QM8700 capture]; that `speed`
+# takes these words is inferred from `speed qdr fdr` on an SX6036 [SX6036 notes] (HDR
+# **unverified**)
 SPEEDS = ("sdr", "qdr", "fdr", "edr", "hdr")
 LANE_GBPS = {"sdr": 2.5, "qdr": 10.0, "fdr": 14.0, "edr": 25.0, "hdr": 50.0}  # 4X qdr = 40.0
-MTU = 4096  # `MTU : 4096` [§4, S26]; no MTU command is known, so none is modelled
+MTU = 4096  # `MTU : 4096` [QM8700 capture]; no MTU command is known, so none is modelled
 
-ERR_INCOMPLETE = "% Incomplete command."  # unverified (§9: exact `%` strings)
+ERR_INCOMPLETE = "% Incomplete command."  # unverified (no source gives exact `%` strings)
 REJECTED = "% Command rejected."  # the fault injection's refusal; wording unverified
 
-DEFAULT_HOSTNAME = "switch"  # the manual's prompt [S24]; units append MAC digits [S27]
+DEFAULT_HOSTNAME = "switch"  # [MLNX-OS manual]; units append MAC digits [SX6036 notes]
 HOSTNAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,62}")  # rules unverified
 
 
@@ -97,7 +115,8 @@ def _port() -> dict[str, Any]:
 
 
 def factory(hostname: str) -> dict[str, Any]:
-    """A QM8700 out of the box: 40 unsplit ports, subnet manager disabled [§4: default]."""
+    """A QM8700 out of the box: 40 unsplit ports, subnet manager disabled [MLNX-OS
+    manual: default]."""
     return {
         "hostname": hostname,
         "ports": {f"1/{n}": _port() for n in PORTS},
@@ -119,7 +138,7 @@ def expand_range(text: str, ports: dict[str, Any]) -> list[str]:
     """`1/1`, `1/1-1/18`, `1/2/1`, `1/2/1-1/2/2` -> the ports, each of which must exist.
 
     A range of whole ports that crosses a split port is refused: the split port's name is
-    gone [§4: notation x/y -> x/y/z], so the range names a port that does not exist.
+    gone [MLNX-OS manual: notation x/y -> x/y/z], so the range names a port that does not exist.
     """
     match = re.fullmatch(r"(\d+/\d+(?:/\d+)?)(?:-(\d+/\d+(?:/\d+)?))?", text)
     if not match:
@@ -145,7 +164,8 @@ def expand_range(text: str, ports: dict[str, Any]) -> list[str]:
 
 def sm_running(config: dict[str, Any]) -> bool:
     """The switch's own SM runs when `ib sm` is on and its node is not disabled
-    (`ib smnode <host> disable`, 3rd-party notes [S27][S50]; the interplay is inferred)."""
+    (`ib smnode <host> disable` [SX6036 notes], 3rd-party SM automation; the interplay is
+    inferred)."""
     return config["sm"] and config["smnodes"].get(config["hostname"]) != "disable"
 
 
@@ -155,9 +175,9 @@ def link(
     """(logical state, physical state, speed, width, rate) of one port.
 
     Physical `LinkUp` needs a cable (the lab's cabling) and no `shutdown`; a port with
-    nothing linked polls (`Polling`, SX6036 capture [S27]); a shut port is `Disabled`
+    nothing linked polls (`Polling`, [SX6036 notes]); a shut port is `Disabled`
     (IB PortPhysicalState name, unverified in MLNX-OS output). Logical `Active` further
-    needs a subnet manager [§5, §6]; the lab has none but the switch's own, so a linked
+    needs a subnet manager [Red Hat KB]; the lab has none but the switch's own, so a linked
     port without it stays `Initialize` (wording unverified).
     """
     if settings["shutdown"]:
@@ -165,7 +185,7 @@ def link(
     if front_panel(name) not in cabled:
         return "Down", "Polling", "-", "-", "-"
     speed = (settings["speeds"] or SPEEDS)[-1]
-    lanes = 2 if len(port_key(name)) == 3 else 4  # HDR100 split: 2X [§4, S26]
+    lanes = 2 if len(port_key(name)) == 3 else 4  # HDR100 split: 2X [QM8700 capture]
     rate = f"{LANE_GBPS[speed] * lanes:.1f} Gbps"
     logical = "Active" if sm_running(config) else "Initialize"
     return logical, "LinkUp", speed, f"{lanes}X", rate
@@ -175,14 +195,14 @@ def link(
 
 
 def _section(title: str, lines: list[str]) -> list[str]:
-    """A `##`-titled block with commands indented 3 spaces [§4, S23; 3.9.2110 capture]."""
+    """A `##`-titled block with commands indented 3 spaces [mellanox.onyx; 3.9.2110 capture]."""
     return ["", "##", f"## {title}", "##", *lines] if lines else []
 
 
 def render(config: dict[str, Any], database: str = "initial") -> str:
     """`show running-config`: banner, the prefix-mode line, then non-default settings.
 
-    Banner and first section as in the Onyx fixture [S23] and a 3.9.2110 running config
+    Banner and first section as in the Onyx fixture [mellanox.onyx] and a 3.9.2110 running config
     (code search "no cli default prefix-modes enable"); `hostname` sits under "Other IP
     configuration" there. The titles of the IB, split and SM sections are unverified (the
     Ethernet one is "Interface Ethernet configuration"); order is the port order.
@@ -228,7 +248,8 @@ def version_text() -> str:
 
 
 def version_json() -> str:
-    # `| json-print`: a flat object of the same fields (keys from [S23]); layout unverified
+    # `| json-print`: a flat object of the same fields (keys from [mellanox.onyx]); layout
+    # unverified
     return json.dumps({f[0]: f[1] for f in VERSION_FIELDS if f is not None}, indent=4)
 
 
@@ -239,8 +260,8 @@ END = "<end>"  # the command may end here
 
 
 def merge(*grammars: dict[str, Any]) -> dict[str, Any]:
-    """Deep union of keyword trees: Config mode also runs the Enable commands [S27: `wr
-    mem` and `sh ports type` typed at `(config) #`]."""
+    """Deep union of keyword trees: Config mode also runs the Enable commands [SX6036 notes:
+    `wr mem` and `sh ports type` typed at `(config) #`]."""
     result: dict[str, Any] = {}
     for grammar in grammars:
         for key, value in grammar.items():
@@ -255,7 +276,7 @@ PAGING = {"cli": {"session": {"paging": {"enable": {END: True}}}}}
 STANDARD_GRAMMAR: dict[str, Any] = {
     "enable": {END: True},
     "exit": {END: True},
-    "no": PAGING,  # netmiko and mellanox.onyx send it right after login [§4, S19][S23]
+    "no": PAGING,  # netmiko and mellanox.onyx send it right after login [netmiko, mellanox.onyx]
     "show": {
         "version": {END: True},
         "interfaces": {"ib": {"status": {END: True}, ARG: True}},
@@ -263,7 +284,7 @@ STANDARD_GRAMMAR: dict[str, Any] = {
     },
 }
 # Enable adds what a monitor prompt lacks (`show running-config`, `show ib ...` need
-# enable: 3rd-party SX6036 notes [S27]) and the save command.
+# enable: [SX6036 notes]) and the save command.
 ENABLE_GRAMMAR = merge(
     STANDARD_GRAMMAR,
     {
@@ -282,7 +303,7 @@ CONFIG_ONLY: dict[str, Any] = {
     "hostname": {ARG: True},
     "ib": {"sm": {END: True}, "smnode": {ARG: True}},
     "configuration": {"write": {END: True}},
-    "cli": {"default": {"paging": {"enable": {END: True}}}},  # [§4, S24]
+    "cli": {"default": {"paging": {"enable": {END: True}}}},  # [MLNX-OS manual]
     "no": {
         "configure": {END: True},
         "ib": {"sm": {END: True}},
@@ -343,13 +364,13 @@ class MLNXOSSession:
     def __init__(self, state: SwitchState):
         self.state = state
         # Driven without the SSH layer (the console the lab types day-0 lines at) the
-        # session is privileged; login() puts an SSH user at the Standard prompt [§4].
+        # session is privileged; login() puts an SSH user at the Standard prompt [MLNX-OS manual].
         self.mode = "enable"
         self.targets: list[str] = []
         self.target_text = ""
 
     def login(self, username: str, password: str = "") -> None:
-        """Every SSH login starts in Standard mode (`>`), whatever the account [S27]."""
+        """Every SSH login starts in Standard mode (`>`), whatever the account [SX6036 notes]."""
         self.mode = "standard"
 
     @property
@@ -376,7 +397,7 @@ class MLNXOSSession:
         """Run one line; return what the device prints (errors too)."""
         line = line.strip()
         if not line or line.startswith("#"):
-            return ""  # `#` lines are comments in the device's own config files [S23]
+            return ""  # `#` lines are comments in the device's own config files [mellanox.onyx]
         try:
             command, pipe = self._split_pipe(line)
             with self.state.lock:
@@ -388,7 +409,7 @@ class MLNXOSSession:
 
     @staticmethod
     def _split_pipe(line: str) -> tuple[str, list[str]]:
-        """`show x | json-print` or `show x | include WORD` [§4, S23][S49]."""
+        """`show x | json-print` or `show x | include WORD` [mellanox.onyx, collection scripts]."""
         if "|" not in line:
             return line, []
         command, _, pipe = line.partition("|")
@@ -461,7 +482,7 @@ class MLNXOSSession:
 
     def _exit(self) -> str:
         """Interface -> Config -> Enable; from Enable or Standard `exit` logs out
-        (netmiko's driver sends `exit` until `(config` is gone [S19])."""
+        (netmiko's driver sends `exit` until `(config` is gone [netmiko])."""
         if self.mode == "interface":
             return self._set_mode("config")
         if self.mode == "config":
@@ -494,15 +515,17 @@ class MLNXOSSession:
             raise CommandError(f"% Unknown SM node {args[0]}.")  # unverified
 
     def _smnode(self, args: list[str]) -> str:
-        """`ib smnode <host> enable|disable` [§4, S50]; only this switch's own node exists
-        on a standalone switch (refusing other names is inferred; wording unverified)."""
+        """`ib smnode <host> enable|disable` [3rd-party SM automation]; only this switch's
+        own node exists on a standalone switch (refusing other names is inferred; wording
+        unverified)."""
         self._own_smnode(args)
         self.config["smnodes"][args[0]] = keyword(args[1], ("enable", "disable"))
         return ""
 
     def _interface(self, args: list[str]) -> str:
         """`interface ib RANGE` enters interface mode; `interface ib RANGE CMD` runs CMD on
-        the range in one line, the form running-config uses [S23] and the split uses [§4]."""
+        the range in one line, the form running-config uses [mellanox.onyx] and the split
+        uses [MLNX-OS manual]."""
         if not args:
             raise CommandError(ERR_INCOMPLETE)
         names = expand_range(args[0], self.config["ports"])
@@ -528,7 +551,7 @@ class MLNXOSSession:
 
     @staticmethod
     def _speeds(args: list[str]) -> list[str]:
-        """`speed qdr fdr` [S27]: one or more of the port's speeds, kept in their order."""
+        """`speed qdr fdr` [SX6036 notes]: one or more of the port's speeds, kept in their order."""
         if not args:
             raise CommandError(ERR_INCOMPLETE)
         chosen = [keyword(word, SPEEDS) for word in args]
@@ -540,8 +563,8 @@ class MLNXOSSession:
         """Split whole ports (`qsfp-split-2`) or unsplit through a sub-port (`qsfp`).
 
         The split takes effect at once, without `system profile ib split-ready` and a
-        reload: the QM8700 capture [S26] shows the sub-ports after the one-line split,
-        and only a hedged 3rd-party note [S51] names the profile. `force` skips the
+        reload: the [QM8700 capture] shows the sub-ports after the one-line split,
+        and only a hedged 3rd-party note on HDR100 splitting names the profile. `force` skips the
         device's confirmation question, which is not modelled (typing the command
         without `force` does the same here; unverified).
         """
@@ -582,7 +605,7 @@ class MLNXOSSession:
         return link(name, self.config["ports"][name], self.config, self.state.cabled_ports)
 
     def _show_ports(self, args: list[str]) -> str:
-        """`show interfaces ib 1/2/1`: the block of the QM8700 capture [§4, S26]."""
+        """`show interfaces ib 1/2/1`: the block of the [QM8700 capture]."""
         if len(args) > 1:
             raise unrecognized(args[1])
         blocks = []
@@ -619,7 +642,7 @@ class MLNXOSSession:
 
     def _status(self) -> str:
         """`show interfaces ib status`: one row a port. The command exists and scripts
-        grep it for `LinkUp` [§4, S49]; the table layout is **unverified**."""
+        grep it for `LinkUp` [collection scripts]; the table layout is **unverified**."""
         rows = self._status_rows()
         header = list(rows[0])
         table = [header, ["-" * len(h) for h in header]] + [list(r.values()) for r in rows]
@@ -630,7 +653,8 @@ class MLNXOSSession:
         )
 
     def _json(self, command: str) -> str:
-        """`| json-print` of `show version` [S23] and `show interfaces ib status` [S49];
+        """`| json-print` of `show version` [mellanox.onyx] and `show interfaces ib status`
+        [collection scripts];
         other commands refuse it here (whether they print JSON is unverified)."""
         path, _ = parse(command.split(), self._grammar())
         if path == ("show", "version"):
@@ -642,7 +666,7 @@ class MLNXOSSession:
         raise unrecognized("json-print")
 
     def _files(self) -> str:
-        """`show configuration files`: `initial` is the active file [§4, S24]; the
+        """`show configuration files`: `initial` is the active file [MLNX-OS manual]; the
         `Active configuration` / `Unsaved changes` lines are unverified."""
         unsaved = "yes" if self.state.running != self.state.startup else "no"
         return f"initial (active)\n\nActive configuration: initial\nUnsaved changes: {unsaved}"
@@ -654,7 +678,7 @@ class MLNXOSSession:
 
     def _show_smnode(self, args: list[str]) -> str:
         """`show ib smnode <host> sm-state|sm-running` -> `enable`/`disable`,
-        `active`/`not active` (3rd-party SX6036 notes [S27][S50])."""
+        `active`/`not active` ([SX6036 notes], 3rd-party SM automation)."""
         self._own_smnode(args)
         what = keyword(args[1], ("sm-state", "sm-running"))
         node = self.config["smnodes"].get(args[0])

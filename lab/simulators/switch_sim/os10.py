@@ -8,7 +8,14 @@ nothing. Rendering follows `show running-configuration` of OS10: `!` between blo
 sub-commands indented one space, a breakout map line for every QSFP28 port before the
 interface blocks, values in the device's own form rather than as typed.
 
-Facts: specs/switch-cli.md (§1) and switch-cli-addendum.md (OS10 Q1-Q6).
+Sources: the Dell OS10 User Guide ("CLI Basics", transactions; Dell KB 000120163 "How to
+use Transaction-Based Configuration Mode"); github ansible-collections/dellemc.os10 (its
+plugins, os10_facts, os10_interface role, unit fixtures of 10.4.0E, integration tests and
+issues #52/#59/#66); github dell/omnia (network/ethernet_sseries_input.yml, written for the
+S5232F-ON); napalm-automation-community/napalm-dellos10 (mock data); github
+grantcurell/projects (S4112F-ON captures of 10.5.0.2 and 10.5.1.3); pastebin.com/13V2tpBX;
+intel/mfd-switchmanagement (its dell_os10 driver and tests); ipspace/netlab PR #1989;
+Cray-HPE/docs-csm (a real `show interface status`); netmiko 4.x (dell_os10_ssh.py).
 Error wordings marked "unverified" are this simulator's choice where no source shows
 the device's text.
 """
@@ -27,12 +34,12 @@ from typing import Any
 
 from .state import SessionEnd, SwitchState
 
-VERSION = "10.5.1.3"  # a 10.5 release with `interface breakout` (addendum Q1 [S9])
+VERSION = "10.5.1.3"  # a 10.5 release with `interface breakout` (grantcurell/projects)
 PLATFORM = "S5232F-ON"
 QSFP28_PORTS = range(1, 33)
 SFP_PORTS = (33, 34)
-NATIVE_MAP = "100g-1x"  # a QSFP28 port's own map: keeps the name ethernet1/1/N (Q1 [S8])
-# map -> (sub-ports, lane speed); 40g-1x on a QSFP28 port is non-native: `:1` (Q1 [S10])
+NATIVE_MAP = "100g-1x"  # a QSFP28 port's own map: keeps the name ethernet1/1/N (10.5.0.2 capture)
+# map -> (sub-ports, lane speed); 40g-1x on a QSFP28 port is non-native: `:1` (pastebin 13V2tpBX)
 BREAKOUT_MODES = {
     "100g-1x": (1, "100G"),
     "40g-1x": (1, "40G"),
@@ -49,14 +56,14 @@ SPEEDS_OF = {
     "25G": ("25000", "10000"),
     "10G": ("10000", "1000"),
 }
-MTU_RANGE = (1312, 9216)  # Intel's OS10 driver (addendum Q6); S5232F range unverified
-DEFAULT_MTU = 1532  # dellemc.os10 fixtures (addendum Q6)
-VLAN_RANGE = (1, 4093)  # usable VLANs as Intel's driver uses them (Q6, inferred)
+MTU_RANGE = (1312, 9216)  # Intel's OS10 driver (mfd-switchmanagement); S5232F range unverified
+DEFAULT_MTU = 1532  # dellemc.os10 fixtures
+VLAN_RANGE = (1, 4093)  # usable VLANs as Intel's driver uses them (inferred)
 
-ERR_UNRECOGNIZED = "% Error: Unrecognized command."  # addendum Q5 [S1]
-ERR_ILLEGAL = "% Error: Illegal parameter."  # addendum Q5 [S7]; used for bad values
-ERR_INCOMPLETE = "% Error: Incomplete command."  # unverified (addendum Q5)
-ERR_AMBIGUOUS = "% Error: Ambiguous command."  # unverified (Q3: ambiguous prefixes beep)
+ERR_UNRECOGNIZED = "% Error: Unrecognized command."  # dellemc.os10 integration tests
+ERR_ILLEGAL = "% Error: Illegal parameter."  # napalm-dellos10; used for bad values
+ERR_INCOMPLETE = "% Error: Incomplete command."  # unverified
+ERR_AMBIGUOUS = "% Error: Ambiguous command."  # unverified (User Guide: ambiguous prefixes beep)
 
 
 DEFAULT_HOSTNAME = "OS10"
@@ -70,7 +77,8 @@ class CommandError(Exception):
 
 
 def _port_config(speed: str) -> dict[str, Any]:
-    """An L2 port as OS10 lists it: ` no shutdown`, ` switchport access vlan 1` (Q1)."""
+    """An L2 port as OS10 lists it: ` no shutdown`, ` switchport access vlan 1`
+    (dellemc.os10 fixtures)."""
     return {"shutdown": False, "access_vlan": 1, "description": None, "mtu": None,
             "speed": None, "lane": speed}  # fmt: skip
 
@@ -79,7 +87,8 @@ def factory(hostname: str) -> dict[str, Any]:
     """A freshly booted S5232F-ON: 32 QSFP28 ports at their native map, two SFP+ ports.
 
     Every QSFP28 port has its `interface breakout 1/1/N map 100g-1x` line and keeps its
-    name (addendum Q1, inferred for the S5232F from the S4112F/S6010 captures); the SFP+
+    name (inferred for the S5232F from the S4112F captures in grantcurell/projects and the
+    S6010 fixtures of dellemc.os10); the SFP+
     ports have no breakout (Omnia lists them without a fanout).
     """
     interfaces = {f"ethernet1/1/{n}": _port_config("100G") for n in QSFP28_PORTS}
@@ -123,7 +132,8 @@ def port_number(name: str) -> int | None:
 
 
 def _description(text: str) -> str:
-    # multi-word descriptions are shown quoted (Q1 [S14][S7]); one word unquoted (inferred)
+    # multi-word descriptions are shown quoted (netlab PR #1989, napalm-dellos10); one word
+    # unquoted (inferred)
     return f'"{text}"' if " " in text else text
 
 
@@ -134,7 +144,7 @@ def render(config: dict[str, Any], only: str | None = None) -> str:
         stamp = time.strftime("%b %d %H:%M:%S %Y", time.gmtime(config["changed_at"]))
         lines += [f"! Version {VERSION}", f"! Last configuration change at {stamp}", "!"]
         if config["ip_vrf_default"]:
-            lines += ["ip vrf default", "!"]  # right after the banner on 10.5 (Q1)
+            lines += ["ip vrf default", "!"]  # right after the banner on 10.5 (10.5 captures)
         if config["hostname"] != "OS10":
             lines += [f"hostname {config['hostname']}", "!"]
         for port in sorted(config["breakouts"], key=_port_key):
@@ -239,7 +249,7 @@ PIPES = ("grep", "except", "display-xml", "no-more")
 def parse(words: list[str], grammar: dict[str, Any]) -> tuple[tuple[str, ...], list[str]]:
     """Expand unique keyword prefixes (`sh run`, `copy run start`); return (keywords, args).
 
-    OS10 completes unique prefixes (User Guide: `conf t`, addendum Q3); a prefix that
+    OS10 completes unique prefixes (User Guide, "CLI Basics": `conf t`); a prefix that
     fits several keywords, a missing keyword and an unknown one are errors.
     """
     node, path = grammar, []
@@ -346,7 +356,7 @@ class OS10Session:
             return self._exec(" ".join(words[1:]), xml)
         kind, target = self.modes[-1]
         # A mode's own commands first, then the global configuration commands, then exec
-        # commands, which 10.5 runs in configuration mode without `do` (addendum Q3).
+        # commands, which 10.5 runs in configuration mode without `do` (10.5.1.3 capture).
         attempts: list[Callable[[], str]] = []
         if kind == "interface":
             attempts.append(lambda: self._interface_command(target, words))
@@ -384,7 +394,8 @@ class OS10Session:
 
     @staticmethod
     def _filter(output: str, pipes: list[tuple[str, str]]) -> str:
-        """`| grep` keeps matching lines, `| except` drops them (addendum Q3/Q4 use both)."""
+        """`| grep` keeps matching lines (dellemc.os10 and Omnia send it), `| except`
+        drops them."""
         for name, pattern in pipes:
             if name in ("grep", "except"):
                 try:
@@ -469,7 +480,8 @@ class OS10Session:
 
     def _commit(self) -> str:
         # With no transaction open, `commit` (also typed in configuration mode, as
-        # dellemc.os10 sends it) is accepted and prints nothing (addendum Q2, inferred).
+        # dellemc.os10 sends it) is accepted and prints nothing (inferred from dellemc.os10's
+        # load_config and its issue #66).
         if self.candidate is not None:
             with self.state.lock:
                 self.candidate["changed_at"] = time.time()
@@ -495,7 +507,7 @@ class OS10Session:
         return "\n".join(diff)
 
     def _show_version(self) -> str:
-        # text form: `OS Version: ...`, `System Type: ...` (dellemc.os10 fixture, Q4)
+        # text form: `OS Version: ...`, `System Type: ...` (dellemc.os10 fixture)
         return (
             "Dell EMC Networking OS10 Enterprise\n"
             "Copyright (c) 1999-2020 by Dell Inc. All Rights Reserved.\n"
@@ -508,7 +520,7 @@ class OS10Session:
         )
 
     def _show_version_xml(self) -> str:
-        # paths os10_facts reads (addendum Q4 [S1 os10_facts.py, fixture])
+        # paths os10_facts reads (dellemc.os10 os10_facts.py and its fixture)
         root = ET.Element("rpc-reply")
         data = _sub(root, "data")
         _sub(data, "system-state/system-status/hostname", self.config["hostname"])
@@ -524,7 +536,7 @@ class OS10Session:
         return ":".join(f"{b:02x}" for b in value.to_bytes(6, "big"))
 
     def _show_system(self) -> str:
-        # only `Current Type` is read by tools (Omnia: last word, addendum Q4); layout unverified
+        # only `Current Type` is read by tools (Omnia: last word); layout unverified
         return (
             f"Node Id               : 1\nMAC                   : {self._mac()}\n\n"
             "-- Unit 1 --\nStatus                     : up\n"
@@ -537,12 +549,12 @@ class OS10Session:
         _sub(node, "node-mac", self._mac())
         unit = _sub(node, "unit")
         _sub(unit, "unit-id", "1")
-        _sub(unit, "mfg-info/service-tag")  # empty in the dellemc.os10 fixture (Q4)
+        _sub(unit, "mfg-info/service-tag")  # empty in the dellemc.os10 fixture
         _sub(unit, "port-info", "32x100GbE, 2x10GbE")  # wording unverified for S5232F
         return _xml(root)
 
     def _processes(self) -> str:
-        # the `Mem` line os10_facts greps (fixture, addendum Q4)
+        # the `Mem` line os10_facts greps (dellemc.os10 fixture)
         return (
             "top - 10:00:00 up 1 day,  2:03,  0 users,  load average: 0.20, 0.25, 0.30\n"
             "KiB Mem:   8127144 total,  2297272 used,  5829872 free,   137360 buffers"
@@ -558,7 +570,7 @@ class OS10Session:
         return settings["lane"]
 
     def _show_interface(self, args: list[str]) -> str:
-        """`Ethernet 1/1/1:1 is up, line protocol is up` block (addendum Q5 [S13])."""
+        """`Ethernet 1/1/1:1 is up, line protocol is up` block (mfd-switchmanagement tests)."""
         if not args:
             names = sorted(self.state.running["interfaces"], key=_port_key)
         else:
@@ -612,7 +624,8 @@ class OS10Session:
         return "\n".join(docs)
 
     def _lldp(self) -> str:
-        # header of the real table (addendum Q5 [S13]); the lab's switches see no neighbours
+        # header of the real table (mfd-switchmanagement tests); the lab's switches see no
+        # neighbours
         return (
             "Loc PortID          Rem Host Name        Rem Port Id                    "
             "Rem Chassis Id\n" + "-" * 86
@@ -624,7 +637,7 @@ class OS10Session:
         return _xml(root)
 
     def _interface_status(self) -> str:
-        """The real table: 98-dash rules, columns at 0/16/32/41/50/59/64/69 (addendum Q5)."""
+        """The real table: 98-dash rules, columns at 0/16/32/41/50/59/64/69 (docs-csm)."""
         rule = "-" * 98
         rows = [
             rule,
@@ -638,7 +651,7 @@ class OS10Session:
             up = self._link_up(name, settings)
             desc = settings.get("description") or ""
             if len(desc) > 15:
-                desc = desc[:13] + ".."  # cut as in the newer capture (Q5, weaker source)
+                desc = desc[:13] + ".."  # as a newer capture (repo unidentified: weaker)
             speed = self._speed(settings) if up else "0"
             vlan = str(settings.get("access_vlan") or "")
             rows.append(
@@ -696,7 +709,7 @@ class OS10Session:
             self.modes = [("config", ""), ("vlan", vlan)]
             return ""
         if name not in self.config["interfaces"]:
-            # a port that does not exist, or that a breakout renamed (Q1)
+            # a port that does not exist, or that a breakout renamed (dellemc.os10 issue #59)
             raise CommandError(f"% Error: Interface {name} does not exist.")  # unverified
         self.modes = [("config", ""), ("interface", name)]
         return ""
@@ -761,7 +774,7 @@ class OS10Session:
         self._touch()
 
     def _unsplit(self, port: str) -> str:
-        """Back to the native map (presumably what `no interface breakout` does, Q1)."""
+        """Back to the native map (presumably what `no interface breakout` does; unverified)."""
         current = self.config["breakouts"].get(port)
         if current is None:
             raise CommandError(f"% Error: Port {port} does not support breakout.")  # unverified
@@ -779,7 +792,7 @@ class OS10Session:
             network = ipaddress.IPv4Network(args[0], strict=True)
             hop = ipaddress.IPv4Address(args[1])
         except ValueError:
-            # /33, octets above 255, host bits set: refused (wording unverified, Q6)
+            # /33, octets above 255, host bits set: refused (wording unverified)
             raise CommandError(ERR_ILLEGAL) from None
         if "/" not in args[0]:
             raise CommandError(ERR_ILLEGAL)
@@ -825,7 +838,7 @@ class OS10Session:
         """A checked interface value: description text, MTU, speed, access VLAN."""
         if what == "description":
             text = " ".join(args).strip('"')
-            if len(text) > 240:  # OS9's limit (Q6); OS10's unverified
+            if len(text) > 240:  # OS9 docs' limit; OS10's unverified
                 raise CommandError(ERR_ILLEGAL)
             return text
         if len(args) != 1:
