@@ -35,20 +35,16 @@ ARISTA_PAPER = [
 ]
 
 
-def _render(site: str, out: Path, *extra: str) -> None:
-    """`--tags render` of playbooks/network.yml for one inventory, into `out`."""
+def _network(site: str, *args: str) -> subprocess.CompletedProcess:
+    """ansible-playbook playbooks/network.yml on one inventory, with `args`."""
     env = {**os.environ, "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"), "ANSIBLE_NOCOLOR": "1"}
-    result = subprocess.run(
+    return subprocess.run(
         [
             str(Path(sys.executable).parent / "ansible-playbook"),
             "-i",
             f"inventories/{site}",
             "playbooks/network.yml",
-            "--tags",
-            "render",
-            "-e",
-            f"switches_render_dir={out}",
-            *extra,
+            *args,
         ],
         cwd=ROOT,
         env=env,
@@ -56,7 +52,45 @@ def _render(site: str, out: Path, *extra: str) -> None:
         text=True,
         check=False,
     )
+
+
+def _render(site: str, out: Path, *extra: str) -> None:
+    """`--tags render` of playbooks/network.yml for one inventory, into `out`."""
+    result = _network(site, "--tags", "render", "-e", f"switches_render_dir={out}", *extra)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _switch_play_tasks(listing: str) -> list[str]:
+    """The task names of the switches' play in a `--list-tasks` listing."""
+    play = listing.split("Configure the data switches", 1)[1]
+    return [line.split("\t")[0].strip() for line in play.splitlines() if "TAGS:" in line][1:]
+
+
+def test_the_network_tag_configures_and_the_render_tag_only_renders():
+    """The play's tasks carry the tags, not the play: `--tags network` would otherwise
+    select the render tasks as well (their `never` yields to a requested tag)."""
+    configure = _network("lab", "--list-tasks", "--tags", "network")
+    render = _network("lab", "--list-tasks", "--tags", "render")
+    assert configure.returncode == 0 and render.returncode == 0, configure.stderr + render.stderr
+    assert _switch_play_tasks(configure.stdout) == [
+        "Configure the switch",
+        "Configure a storage fabric switch from its links",
+        "Configure an InfiniBand fabric switch from its links, then check them",
+    ]
+    assert _switch_play_tasks(render.stdout) == [
+        "Render the intended configuration only",
+        "Render a storage fabric switch's plan only",
+        "Render an InfiniBand fabric switch's plan only",
+    ]
+
+
+def test_a_render_without_a_directory_is_refused(tmp_path):
+    """Without -e switches_render_dir the render names what is missing (it once wrote
+    <host>.cfg at the control host's /); check mode, so a regression writes nothing."""
+    result = _network("dss8440", "--tags", "render", "--check", "--limit", "s5232-1")
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output
+    assert "switches_render_dir must be an absolute directory on the control host" in output
 
 
 @pytest.fixture(scope="module")
