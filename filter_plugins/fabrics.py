@@ -207,13 +207,17 @@ def storage_fabric_input_problems(
 
 # ---- InfiniBand fabric (MLNX-OS) ------------------------------------------------------------
 
-SPLIT = "qsfp-split-2"  # QM8700: a port splits into two HDR100 ports 1/N/1-2 (fabric-cli §4)
-# `Supported speeds : sdr, qdr, fdr, edr, hdr` on a QM8700 port (fabric-cli §4): a split
-# half runs HDR on two lanes (2X), which is HDR100, under the same `hdr` keyword.
+# QM8700: a port splits into two HDR100 ports 1/N/1-2 (NVIDIA MLNX-OS User Manual v3.10;
+# mlxlink's split hint in Mellanox/mstflint; the public QM8700 capture named below)
+SPLIT = "qsfp-split-2"
+# `Supported speeds : sdr, qdr, fdr, edr, hdr` on a QM8700 port (a public capture: the blog
+# "High Performance computing (HPC) on Openstack", 2022): a split half runs HDR on two
+# lanes (2X), which is HDR100, under the same `hdr` keyword.
 SPEEDS = ("sdr", "qdr", "fdr", "edr", "hdr")
 _IB_PORT = re.compile(r"^1/(?P<port>\d+)(?:/(?P<half>[12]))?$")
-# A row of `show interfaces ib status` (the table's layout is unverified, fabric-cli §4:
-# scripts grep it for `LinkUp`): the name, then the logical and physical state last.
+# A row of `show interfaces ib status` (the table's layout is unverified; public MLNX-OS
+# collection scripts grep it for `LinkUp`): the name, then the logical and physical state
+# last.
 _STATUS_ROW = re.compile(
     r"^IB(?P<name>1/\d+(?:/\d)?)\s+(?P<rest>.*?)\s+(?P<logical>\S+)\s+(?P<physical>\S+)$"
 )
@@ -261,9 +265,10 @@ def ib_fabric_manager_problems(
     ib_switches: Sequence[str],
     servers: Sequence[str],
 ) -> list[str]:
-    """Every IB subnet needs a running subnet manager (fabric-cli §5): at least one, each on
-    an IB switch or a server, with a priority 0-15, and no two at the same priority (one
-    master, the others standby)."""
+    """Every IB subnet needs a running subnet manager (Red Hat KB "Installing and
+    configuring the OpenSM InfiniBand subnet manager", access.redhat.com/node/7087953): at
+    least one, each on an IB switch or a server, with a priority 0-15, and no two at the
+    same priority (one master, the others standby: the same KB; rdma-core's sminfo(8))."""
     if not ib_switches:
         return []
     if not managers:
@@ -342,7 +347,8 @@ def ib_fabric_link_problems(
     status: str, links: Sequence[Mapping[str, Any]], switch: str = "", speed: str = "hdr"
 ) -> list[str]:
     """Each linked port must be LinkUp (a cable, not shut) and Active (a subnet manager
-    has brought it up, fabric-cli §5-§6) at its planned speed."""
+    has brought it up: the Red Hat KB above; ibstat's `State: Active`) at its planned
+    speed."""
     where = f"{switch}: " if switch else ""
     rows = ib_fabric_link_status(status)
     problems = []

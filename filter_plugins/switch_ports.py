@@ -45,7 +45,8 @@ MODELS = TABLES.MODELS
 _RANGE = re.compile(r"^(?P<prefix>(?:swp)?(?:\d+/)*)(?P<first>\d+)(?:-(?P<last>\d+))?$")
 EOS_SPEEDS = {
     # `speed forced ...` (older EOS, the 7060CX2's 4.20) and `speed ...` (newer); which
-    # releases print which form is unverified (switch-cli §5).
+    # releases print which form is unverified (a real 4.23.0F config in Cray-HPE/docs-csm
+    # prints `speed forced 100gfull`; aristanetworks/avd PR #5692 and issue #5632 list both).
     "forced": {"100g": "forced 100gfull", "40g": "forced 40gfull",
                "25g": "forced 25gfull", "10g": "forced 10000full"},
     "plain": {"100g": "100g", "40g": "40g", "25g": "25g", "10g": "10g"},
@@ -169,7 +170,8 @@ def breakout_plan(breakouts: Sequence[Mapping[str, Any]], model: str) -> list[di
     """One entry per port: {port, mode, subports: [ethernet1/1/N:1, ...]}, ports in order.
 
     A port at its native map keeps its own name, so its one "sub-port" is the port itself
-    (ethernet1/1/N for 100g-1x on a QSFP28 port, addendum Q1).
+    (ethernet1/1/N for 100g-1x on a QSFP28 port: an S4112F-ON 10.5.0.2 capture in github
+    grantcurell/projects).
     """
     problems = breakout_problems(breakouts, model)
     if problems:

@@ -3,8 +3,9 @@
 A DGX A100 has eight single-port ConnectX-6 HCAs for its compute fabric, each to be
 Active (a subnet manager has brought it up: a LID of its own and the SM's LID, non-zero),
 LinkUp, InfiniBand link layer and HDR (rate 200), as DeepOps' NHC checks them
-(`check_hw_ib 200 mlx5_N:1`). Outputs as rdma-core v44 prints them (ibstat.c, devinfo.c;
-fabric-cli §6 and §8). Pure functions, unit-tested; the records share the shape of
+(`check_hw_ib 200 mlx5_N:1`). Outputs as rdma-core v44 prints them (linux-rdma/rdma-core
+v44.0: infiniband-diags/ibstat.c, libibverbs/examples/devinfo.c; read from the source, not
+run on hardware). Pure functions, unit-tested; the records share the shape of
 filter_plugins/validate.py's.
 """
 
@@ -191,11 +192,11 @@ def validate_infiniband_results(
     """One record per HCA port to check, from the registered `ibv_devinfo` and `ibstat`.
 
     No RDMA device at all (ibv_devinfo exits 255 with `Failed to get IB devices list: ...`
-    or `No IB devices found`, ibstat prints nothing; fabric-cli §8): one record with that
-    reason, skipped where no HCA is listed, failed where validate_infiniband_hcas lists
-    some (the server should have them). Otherwise every expected port
-    (validate_infiniband_hcas), or every InfiniBand-link-layer port found when none is
-    listed; an expected port that is not there fails."""
+    or `No IB devices found`, ibstat prints nothing: rdma-core v44.0's devinfo.c and
+    ibstat.c): one record with that reason, skipped where no HCA is listed, failed where
+    validate_infiniband_hcas lists some (the server should have them). Otherwise every
+    expected port (validate_infiniband_hcas), or every InfiniBand-link-layer port found
+    when none is listed; an expected port that is not there fails."""
     if devinfo.get("skipped") or ibstat.get("skipped"):
         return [
             _record(

@@ -13,7 +13,7 @@ sources give it (not run here; unverified against a real run):
 - NCCL's INFO lines read `<host>:<pid>:<tid> [<dev>] NCCL INFO <message>` (src/debug.cc);
   src/init.cc logs `Using network IB` or `Using network Socket`, and the IB transport
   (src/transport/net_ib) `NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB ; OOB ib0:<addr>`
-  (`/RoCE` on Ethernet link layer) or `NET/IB : No device found.` (fabric-cli §7).
+  (`/RoCE` on Ethernet link layer) or `NET/IB : No device found.` (NVIDIA/nccl 2.21.5).
 
 A run that fell back to sockets fails whatever its bandwidth: the InfiniBand fabric it
 was meant to prove was not used. Pure functions, unit-tested.

@@ -48,7 +48,8 @@ settings:
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.onefs import onefs_argument_spec, run
 
-ACCESS_TIME = ("filesystem/settings/access-time", (1,))  # spec section 5
+# v1 only, OneFS 7.2 to 9.12 (the PAPI schemas of github Isilon/isilon_sdk; isilon-sdk 0.7.0)
+ACCESS_TIME = ("filesystem/settings/access-time", (1,))
 
 
 def main():

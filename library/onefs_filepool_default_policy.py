@@ -44,7 +44,7 @@ from ansible.module_utils.onefs import (
     run,
 )
 
-DEFAULT_POLICY = ("filepool/default-policy", (4,))  # spec section 4
+DEFAULT_POLICY = ("filepool/default-policy", (4,))  # /4 in every release (isilon-sdk 0.7.0)
 
 
 def main():

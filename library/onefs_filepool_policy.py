@@ -81,7 +81,8 @@ from ansible.module_utils.onefs import (
     to_papi_pattern,
 )
 
-# API versions of the policy resource (spec section 3); the newest served is used.
+# API versions of the policy resource (v1, v4, v12: the PAPI schemas of github
+# Isilon/isilon_sdk, isilon-sdk 0.7.0); the newest served is used.
 POLICIES = ("filepool/policies", (4, 12))
 
 

@@ -44,7 +44,8 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.onefs import onefs_argument_spec, run
 
 # subset -> (resource, the API versions it was written against, the answer's key); the
-# newest version the cluster serves is used (spec sections 2-8).
+# newest version the cluster serves is used (versions: the PAPI schemas of github
+# Isilon/isilon_sdk and Dell's generated SDKs, isi-sdk-9-1-0 and isilon-sdk 0.7.0).
 SUBSETS = {
     "nodepools": ("storagepool/nodepools", (3, 16), "nodepools"),
     "tiers": ("storagepool/tiers", (1, 16), "tiers"),

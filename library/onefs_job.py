@@ -87,7 +87,8 @@ from ansible.module_utils.onefs import OneFSError, onefs_argument_spec, run
 
 FINAL_OK = {"succeeded"}
 FINAL_BAD = {"failed", "failed_not_retried", "cancelled_user", "cancelled_system"}
-# API versions of the job resources (spec section 7, addendum section 1.11)
+# API versions of the job resources (Dell's SDKs, isi-sdk-9-1-0 and isilon-sdk 0.7.0, call
+# /10 up to 9.7, /19 on 9.8-9.9 and /21 from 9.10)
 JOBS = ("job/jobs", (3, 10, 21))
 RECENT = ("job/recent", (3,))
 
@@ -108,7 +109,8 @@ def read_job(client, job_id):
     except OneFSError as err:
         if err.status != 404:
             raise
-    # addendum section 8: whether finished jobs stay at /job/jobs/{id} is unverified
+    # whether finished jobs stay at /job/jobs/{id} is unverified (dellemc.powerscale's job
+    # module assumes they do)
     recent = client.get(client.path(*RECENT), query={"limit": 100})["recent_jobs"]
     return next((j for j in recent if j["id"] == job_id), {"id": job_id, "state": "unknown"})
 

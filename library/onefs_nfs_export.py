@@ -69,7 +69,8 @@ export:
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.onefs import onefs_argument_spec, ref, run
 
-# API versions of the export resource (spec section 8, addendum section 1.10).
+# API versions of the export resource (Dell's SDKs, isi-sdk-9-1-0 and isilon-sdk 0.7.0, call
+# /4 up to 9.7 and /20 on 9.9-9.10).
 EXPORTS = ("protocols/nfs/exports", (4, 20))
 
 
@@ -106,7 +107,7 @@ def main():
 
     def work(client):
         api_path = client.path(*EXPORTS)
-        # `path` keeps the exports that name this path (addendum section 1.10); the
+        # `path` keeps the exports that name this path (isilon-sdk's list_nfs_exports); the
         # check below still matches it exactly, as clusters that ignore it return all
         exports = client.get(api_path, query={**zone, "path": params["path"]})["exports"]
         current = next((e for e in exports if params["path"] in e.get("paths", [])), None)
@@ -137,7 +138,8 @@ def main():
 
 
 def _item(api_path, export):
-    """An export's URL; one outside the System zone names its zone (addendum 1.10)."""
+    """An export's URL; one outside the System zone names its zone (the `zone` query of
+    isilon-sdk's get/update/delete_nfs_export)."""
     zone = export.get("zone", "System")
     return f"{api_path}/{export['id']}" + ("" if zone == "System" else f"?zone={ref(zone)}")
 

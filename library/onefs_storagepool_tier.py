@@ -49,7 +49,8 @@ tier:
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.onefs import onefs_argument_spec, run
 
-# API versions of the tier resource (spec section 2); the newest the cluster serves is used.
+# API versions of the tier resource (v1, v16: the PAPI schemas of github Isilon/isilon_sdk,
+# isilon-sdk 0.7.0); the newest the cluster serves is used.
 TIERS = ("storagepool/tiers", (1, 16))
 
 
@@ -65,7 +66,7 @@ def main():
 
     def work(client):
         api_path = client.path(*TIERS)
-        # Spec section 12: whether the item path takes a name is unverified, so the id is used.
+        # Whether the item path takes a name is unverified, so the id is used.
         tier = next((t for t in client.get(api_path)["tiers"] if t["name"] == name), None)
         before = {"name": name, "nodepools": sorted(tier["children"])} if tier else {}
         if state == "absent":

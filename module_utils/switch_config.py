@@ -17,6 +17,27 @@ Dell OS10 has no hier_config platform: its driver below builds on the generic on
 OS10's `!` separators dropped. Breakouts are planned before hier_config sees the rest
 (os10_breakout_plan): every QSFP28 port carries a map line, a port at its native map can
 take a new map at once, a split port only after it is un-split.
+
+Sources (named in brackets in the comments below):
+- Cumulus Linux user guides, github CumulusNetworks/docs (published under
+  docs.nvidia.com/networking-ethernet-software/): 4.2 NCLU guide (cumulus-linux-42 "Network
+  Command Line Utility - NCLU"); 4.4 NVUE page (cumulus-linux-44 "NVIDIA User Experience -
+  NVUE"); NVUE CLI guide / NVUE API guide / 5.10 port attributes / 5.10 user accounts
+  (cumulus-linux-510 "NVUE CLI" / "NVUE API" / "Switch Port Attributes" / "User
+  Accounts"); NVUE reference (nvue-reference "Config Commands"); NVUE upgrade KB (the KB
+  "NVUE Fails to Apply Configuration After Upgrade");
+- generic-switch: github openstack/networking-generic-switch,
+  networking_generic_switch/devices/netmiko_devices/cumulus.py;
+- NVUE transcripts: public 3rd-party transcripts of `nv config show -o commands`;
+- MLNX-OS manual: NVIDIA MLNX-OS User Manual v3.10 (docs.nvidia.com/networking/display/
+  MLNXOSv3104202), "Configuration Management" and "InfiniBand Interface";
+- mellanox.onyx: github ansible-collections/mellanox.onyx, its running-config unit fixture;
+- SX6036 notes: public notes on MLNX-OS 3.6.8012 on an SX6036 (a skill file and the blog
+  "Mellanox SX6036"); QM8700 capture: the public blog "High Performance computing (HPC) on
+  Openstack" (2022);
+- OS10 sources: those lab/simulators/switch_sim/os10.py lists (the Dell OS10 User Guide,
+  dellemc.os10, dell/omnia, grantcurell/projects' S4112F-ON captures, pastebin.com/13V2tpBX,
+  intel/mfd-switchmanagement, ...).
 """
 
 from __future__ import annotations
@@ -39,9 +60,9 @@ HIER_CONFIG_IMPORT_ERROR = None if HAS_HIER_CONFIG else "No module named 'hier_c
 
 BREAKOUT = "interface breakout"
 # Error lines of both CLIs: `% Error: ...` (OS10), `% Invalid input ...`, `% Incomplete
-# command`, `% Ambiguous command`, `% Cannot commit` (EOS). OS10 may put a BEL (switch-cli
-# §1) or terminal escape sequences (colour, cursor: ESC [ ... letter) before the `%`, so
-# any run of those and blanks may open the line.
+# command`, `% Ambiguous command`, `% Cannot commit` (EOS). OS10 may put a BEL (OS10
+# sources) or terminal escape sequences (colour, cursor: ESC [ ... letter) before the `%`,
+# so any run of those and blanks may open the line.
 ERROR_PATTERN = (
     r"(?m)^(?:\s|\x07|\x1b\[[0-9;?]*[A-Za-z])*% ?(Error|Invalid|Incomplete|Ambiguous|Cannot)"
 )
@@ -203,14 +224,15 @@ def push_os10(conn: Any, commands: Sequence[str], options: Mapping[str, Any]) ->
     return None
 
 
-# MLNX-OS refuses a command with a line that starts with `% ` (`% Unrecognized command
-# "x".`, fabric-cli.md §4 [S27]; the other wordings of the lab's model are unverified).
+# MLNX-OS refuses a command with a line that starts with `% ` [mellanox.onyx], e.g.
+# `% Unrecognized command "x".` [SX6036 notes]; the other wordings of the lab's model are
+# unverified.
 MLNXOS_ERROR_PATTERN = r"(?m)^\s*% \S"
 
 
 def push_mlnxos(conn: Any, commands: Sequence[str], options: Mapping[str, Any]) -> None:
     """Apply commands in configuration mode. MLNX-OS applies each one at once and has no
-    transaction or session to discard (fabric-cli.md §4): a failure reports the commands
+    transaction or session to discard [MLNX-OS manual]: a failure reports the commands
     that were applied before it, and the next run sends what is still missing."""
     applied: list[str] = []
     conn.config_mode()
@@ -221,7 +243,7 @@ def push_mlnxos(conn: Any, commands: Sequence[str], options: Mapping[str, Any]) 
 
 # ---- Cumulus Linux NCLU (4.x) --------------------------------------------------------------
 
-# NCLU answers a refused command with `ERROR: ...` (fabric-cli.md §1 [S1][S20]); a switch
+# NCLU answers a refused command with `ERROR: ...` [4.2 NCLU guide, generic-switch]; a switch
 # without NCLU (5.x) answers `-bash: net: command not found`.
 NCLU_ERROR_PATTERN = r"(?m)^(?:\s)*(?:ERROR|-bash: )"
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -230,7 +252,7 @@ _NCLU_PORT = re.compile(r"^(?P<prefix>[a-z]+)?(?P<num>\d+)(?:s(?P<sub>\d+))?(?:-
 
 def nclu_ports(spec: str) -> list[str]:
     """`swp1,5-6,swp3s0-1,bond1` -> each name. NCLU folds ranges and drops a prefix the
-    previous item gave (`swp1,5-6` is swp1, swp5, swp6; fabric-cli.md §1)."""
+    previous item gave (`swp1,5-6` is swp1, swp5, swp6) [4.2 NCLU guide]."""
     names: list[str] = []
     prefix = ""
     for part in spec.split(","):
@@ -289,7 +311,7 @@ def nclu_remediation(running: str, intended: str, owned_patterns: Sequence[str])
 
 def push_nclu(conn: Any, commands: Sequence[str], options: Mapping[str, Any]) -> str:
     """Stage the commands, read `net pending`, then `net commit`; on any error `net abort`,
-    so that nothing reaches the running or the saved configuration (fabric-cli.md §1).
+    so that nothing reaches the running or the saved configuration [4.2 NCLU guide].
     Returns the pending diff."""
     applied: list[str] = []
     try:
@@ -314,7 +336,7 @@ def push_nclu(conn: Any, commands: Sequence[str], options: Mapping[str, Any]) ->
 # and Hardware Version Information": `DISTRIB_RELEASE=4.2.0`); it needs neither `net` nor
 # `nv`. That 5.x keeps the file in that form is unverified, so where it names no release
 # NVUE's `nv show system -o json` is asked (its `build` is "Cumulus Linux 5.4.0", the REST
-# API's GET /system, fabric-cli.md §2 [S7]).
+# API's GET /system [NVUE API guide]).
 CUMULUS_RELEASE_COMMANDS = ("cat /etc/lsb-release", "nv show system -o json")
 _CUMULUS_RELEASE = re.compile(
     r'(?m)^DISTRIB_RELEASE="?(\d+(?:\.\d+)*)|"build":\s*"Cumulus Linux (\d+(?:\.\d+)*)'
@@ -328,8 +350,9 @@ def cumulus_release(text: str) -> str | None:
 
 
 def cumulus_dialect(release: str) -> str:
-    """NCLU before 5.0, NVUE from 5.0 (fabric-cli.md §1-§2): 5.x has no NCLU, and 4.4 ships
-    NVUE with its daemon disabled [S16], so NCLU stays the CLI of every 4.x."""
+    """NCLU before 5.0, NVUE from 5.0 [4.2 NCLU guide, NVUE CLI guide]: 5.x has no NCLU,
+    and 4.4 ships NVUE with its daemon disabled [4.4 NVUE page], so NCLU stays the CLI of
+    every 4.x."""
     return "nvue" if int(release.split(".")[0]) >= 5 else "nclu"
 
 
@@ -350,19 +373,20 @@ def detect_cumulus(conn: Any) -> tuple[str, str]:
 
 # ---- Cumulus Linux NVUE (5.x) --------------------------------------------------------------
 
-# NVUE's failure texts as networking-generic-switch matches them (fabric-cli.md §2 [S20]): a
+# NVUE's failure texts as networking-generic-switch matches them [generic-switch]: a
 # refused `nv set` (`Error: ...`), a revision that apply refuses (`Invalid config [rev_id: N]`
-# with indented `Config invalid at ...` lines [S12]), `Unable to restart services`, `Failure
-# during apply`; and bash's answer on a switch without `nv`.
+# with indented `Config invalid at ...` lines [NVUE upgrade KB]), `Unable to restart
+# services`, `Failure during apply`; and bash's answer on a switch without `nv`.
 NVUE_ERROR_PATTERN = (
     r"(?m)^\s*(?:Error\b|-bash: )|Invalid config|Config invalid at"
     r"|Unable to restart services|Failure during apply"
 )
 # NVUE settings whose last word is a value (`link mtu 9216`): `nv unset` names the setting
-# without it (`nv unset interface swp1 link mtu`, `... link breakout` [S6][S8]). In the
-# others the last word is an entry of a list (`bond member swp5`, `vlan 10`, `ip address
-# 10.1.10.2/24`) and is part of what is unset. `type` is the interface's own line: unsetting
-# it is unsetting the interface (`nv unset interface swp1s0` [S8]).
+# without it (`nv unset interface swp1 link mtu`, `... link breakout` [NVUE CLI guide, 5.10
+# port attributes]). In the others the last word is an entry of a list (`bond member
+# swp5`, `vlan 10`, `ip address 10.1.10.2/24`) and is part of what is unset. `type` is the
+# interface's own line: unsetting it is unsetting the interface (`nv unset interface
+# swp1s0` [5.10 port attributes]).
 NVUE_VALUE_SETTINGS = frozenset(
     {"access", "auto-negotiate", "breakout", "description", "fec", "hostname", "mode",
      "mtu", "speed", "state", "untagged"}
@@ -411,13 +435,13 @@ def nvue_lines(text: str) -> str:
     `nv config show -o commands` and the intended text compare line by line.
 
     The switch folds interfaces with the same setting into a range (`nv set interface
-    swp1-2,32 type swp` [S46]); a line is made one per interface, bond member and VLAN. A
-    line that is the path of another one's setting (`... bridge domain br_default` beside
-    `... bridge domain br_default access 10`) is dropped: only the longer one is a setting
-    of the tree. So is the `type` line of an interface that has other settings: any setting
-    of an interface creates it with its type (swpN is a swp, bondN a bond), so the line says
-    nothing more; the switch lists it, the intended text need not (the port that carries a
-    breakout is configured by its breakout line alone).
+    swp1-2,32 type swp` [NVUE transcripts]); a line is made one per interface, bond member
+    and VLAN. A line that is the path of another one's setting (`... bridge domain
+    br_default` beside `... bridge domain br_default access 10`) is dropped: only the longer
+    one is a setting of the tree. So is the `type` line of an interface that has other
+    settings: any setting of an interface creates it with its type (swpN is a swp, bondN a
+    bond), so the line says nothing more; the switch lists it, the intended text need not
+    (the port that carries a breakout is configured by its breakout line alone).
     """
     settings: list[tuple[str, ...]] = []
     for raw in _ANSI.sub("", text).splitlines():
@@ -454,7 +478,7 @@ def nvue_remediation(running: str, intended: str, owned_patterns: Sequence[str])
     A setting the intended text gives another value is only set (the new value replaces
     the old); an interface it no longer names at all is unset as a whole. Unsets go most
     specific first, an interface after its settings, and a breakout after the sub-ports it
-    made (fabric-cli.md §2 [S8]: the sub-ports, then `nv unset interface swp1 link breakout`).
+    made [5.10 port attributes: the sub-ports, then `nv unset interface swp1 link breakout`].
     """
     patterns = [re.compile(p) for p in owned_patterns]
     have = running.splitlines()
@@ -483,7 +507,7 @@ def nvue_remediation(running: str, intended: str, owned_patterns: Sequence[str])
 def push_nvue(conn: Any, commands: Sequence[str], options: Mapping[str, Any]) -> str:
     """Stage the commands in NVUE's pending revision, read `nv config diff`, then `nv config
     apply -y` (`-y`: a breakout change asks before reloading switchd). On any error `nv
-    config detach`, so the revision is never applied (fabric-cli.md §2 [S6][S11]). Returns
+    config detach`, so the revision is never applied [NVUE CLI guide, NVUE reference]. Returns
     the pending diff."""
     applied: list[str] = []
     try:
@@ -503,7 +527,7 @@ def push_nvue(conn: Any, commands: Sequence[str], options: Mapping[str, Any]) ->
 
 def save_nvue(conn: Any) -> str:
     """`nv config save` (startup.yaml). From 5.9 apply saves by itself (auto-save is on by
-    default, fabric-cli.md §2 [S11][S6]), and saving again writes the same file; before 5.9,
+    default [NVUE reference, NVUE CLI guide]), and saving again writes the same file; before 5.9,
     or where auto-save was turned off, this is what makes the change survive a reboot."""
     return conn.send_command("nv config save", read_timeout=60)
 
@@ -539,8 +563,9 @@ def os10_breakout_plan(
     """Breakout commands in the order OS10 takes them, and both texts without breakouts.
 
     Every QSFP28 port of a factory OS10 switch carries a breakout line with its native
-    map, and a port at its native map keeps its name `ethernet1/1/N` (switch-cli-addendum
-    Q1). So a port whose running config still has that interface is unsplit: it takes a
+    map, and a port at its native map keeps its name `ethernet1/1/N` (dellemc.os10's 10.4.0E
+    fixtures and the S4112F-ON 10.5 captures of grantcurell/projects; inferred for the
+    S5232F). So a port whose running config still has that interface is unsplit: it takes a
     new map at once (Omnia applies `map 10g-4x` to factory ports). A split port changes
     map only after `no interface breakout` (Omnia docs), which brings back the native
     map; a port whose intended map is native (the intended text configures
@@ -633,7 +658,7 @@ def _os10_driver() -> Any:
 @functools.cache
 def _mlnxos_driver_class() -> type:
     """MLNX-OS: flat commands, shown indented by three spaces under `##` section titles
-    (fabric-cli.md §4); a setting is undone by `no` after the interface, not before it."""
+    [mellanox.onyx]; a setting is undone by `no` after the interface, not before it."""
     from hier_config.models import MatchRule, NegationSubRule, OrderingRule
     from hier_config.platforms.driver_base import HConfigDriverBase, HConfigDriverRules
 
@@ -757,7 +782,7 @@ class SwitchPlatform:
 
 
 # Cumulus Linux 4.x: `net add` lines staged, `net commit` writes the files, so a commit is
-# also the save (fabric-cli.md §1).
+# also the save [4.2 NCLU guide].
 CUMULUS_NCLU = Dialect(
     show_running="net show configuration commands",
     push=push_nclu,
@@ -769,7 +794,8 @@ CUMULUS_NCLU = Dialect(
     refusal_hint=" (NCLU's `net` needs show rights: the netshow or netedit group, /etc/netd.conf)",
 )
 # Cumulus Linux 5.x: `nv set|unset` into a pending revision, `nv config apply`, `nv config
-# save` (fabric-cli.md §2). The running configuration is the applied revision as commands.
+# save` [NVUE CLI guide, NVUE reference]. The running configuration is the applied revision
+# as commands.
 CUMULUS_NVUE = Dialect(
     show_running="nv config show -o commands",
     push=push_nvue,
@@ -788,8 +814,8 @@ PLATFORMS: dict[str, SwitchPlatform] = {
         push=push_os10,
         driver=_os10_driver,
         template="dell_os10.cfg.j2",
-        # Intel's OS10 driver's frame size limits; the S5232F's own range and error text
-        # are unverified (switch-cli-addendum Q6).
+        # Intel's OS10 driver's frame size limits (intel/mfd-switchmanagement, dell_os10
+        # base.py); the S5232F's own range and error text are unverified.
         mtu_range=(1312, 9216),
         variables="switches_os10_",
         # Physical ports cannot be deleted on OS10; un-splitting a breakout removes its
@@ -803,8 +829,9 @@ PLATFORMS: dict[str, SwitchPlatform] = {
         push=push_eos,
         driver=_eos_driver,
         template="arista_eos.cfg.j2",
-        # Unverified: real 7060CX2 configs show `mtu 9214` as the largest value; the
-        # lower bound is EOS's IPv4 minimum (switch-cli-addendum Q11).
+        # Unverified: real 7060CX2 configs (github Cray-HPE/docs-csm; the ta367 snapshot of
+        # arista-netdevops-community/automation_and_telemetry_demo) show `mtu 9214` as the
+        # largest value; the lower bound is EOS's IPv4 minimum.
         mtu_range=(68, 9214),
         variables="switches_eos_",
     ),
@@ -814,8 +841,9 @@ PLATFORMS: dict[str, SwitchPlatform] = {
         push=push_mlnxos,
         driver=_mlnxos_driver,
         template="mellanox_mlnxos.cfg.j2",
-        # InfiniBand ports have no MTU setting in the CLI (fabric-cli.md §4 gives none):
-        # the IB MTU is 4096, and the data network's Ethernet MTU does not apply.
+        # InfiniBand ports have no MTU setting in the CLI (neither the MLNX-OS manual nor a
+        # public capture shows one): the IB MTU is 4096 (`MTU : 4096` [QM8700 capture]), and
+        # the data network's Ethernet MTU does not apply.
         mtu_range=(4096, 4096),
         variables="switches_mlnxos_",
         ordered=True,
@@ -827,11 +855,13 @@ PLATFORMS: dict[str, SwitchPlatform] = {
     ),
     # Cumulus Linux on the SN3700: NCLU on 4.x (the DGX A100 paper's 4.2.1, NCLU 1.0), NVUE on
     # 5.x; the module reads the release when it connects and speaks that release's CLI. Neither
-    # needs sudo for a user with edit rights (NCLU: netedit; NVUE: nvset/nvapply [S10]).
+    # needs sudo for a user with edit rights (NCLU: netedit [4.2 NCLU guide]; NVUE:
+    # nvset/nvapply [5.10 user accounts]).
     "cumulus_linux": SwitchPlatform(
         device_type="cumulus_linux",
         driver=None,  # `net add` / `nv set` lines are compared by their own remediation
-        mtu_range=(552, 9216),  # NCLU `<552-9216>`, NVUE `(integer:552 - 9216)` (fabric-cli.md)
+        # NCLU `<552-9216>` [4.2 NCLU guide], NVUE `(integer:552 - 9216)` [NVUE CLI guide]
+        mtu_range=(552, 9216),
         variables="switches_cumulus_",
         enable_mode=False,
         dialects={"nclu": CUMULUS_NCLU, "nvue": CUMULUS_NVUE},
@@ -882,9 +912,11 @@ class PortModel:
     groups: tuple[PortGroup, ...]
 
 
-# Breakout maps of a QSFP28 port on OS10 and the sub-ports each creates (switch-cli §1,
-# addendum Q1). The native map (100g-1x on a QSFP28 port) keeps the name ethernet1/1/N;
-# any other map, 40g-1x included, names its sub-ports `:1`..`:k` (addendum Q1 [S8][S10]).
+# Breakout maps of a QSFP28 port on OS10 and the sub-ports each creates (dellemc.os10's
+# os10_interface role, Omnia's ethernet_sseries_input.yml). The native map (100g-1x on a
+# QSFP28 port) keeps the name ethernet1/1/N; any other map, 40g-1x included, names its
+# sub-ports `:1`..`:k` (an S4112F-ON 10.5.0.2 capture in grantcurell/projects;
+# pastebin.com/13V2tpBX).
 OS10_QSFP28_BREAKOUTS = {"100g-1x": 1, "40g-1x": 1, "50g-2x": 2, "25g-4x": 4, "10g-4x": 4}
 
 MODELS: dict[str, PortModel] = {
@@ -908,8 +940,9 @@ MODELS: dict[str, PortModel] = {
     ),
     # Arista 7060CX2-32S: 32 QSFP100 ports whose lanes are the interfaces EthernetN/1-4
     # (no breakout command: the lane speed decides), SFP+ ports 33-34. That the SFP+
-    # ports are named Ethernet33/Ethernet34 (no lane) is unverified (the spec gives only
-    # "SFP+ 33-34"); the lab's simulator names them so.
+    # ports are named Ethernet33/Ethernet34 (no lane) is unverified (the public sources
+    # lab/simulators/switch_sim/eos_model.py lists give only "SFP+ 33-34"); the lab's
+    # simulator names them so.
     "7060CX2-32S": PortModel(
         platform="arista_eos",
         groups=(
@@ -919,7 +952,7 @@ MODELS: dict[str, PortModel] = {
     ),
     # NVIDIA SN3700 on Cumulus Linux 4.x: 32 QSFP56 200G ports swp1-swp32, each breaking
     # out into 2 or 4 sub-ports swpNs0..; no adjacent port is disabled on the SN3700
-    # (fabric-cli.md §0-§1). The maps are written as `net show configuration commands`
+    # [5.10 port attributes]. The maps are written as `net show configuration commands`
     # prints them on the lab's model; which lower speeds each map takes is unverified.
     "SN3700": PortModel(
         platform="cumulus_linux",
@@ -937,7 +970,8 @@ MODELS: dict[str, PortModel] = {
         ),
     ),
     # NVIDIA Mellanox QM8700, MLNX-OS 3.9: 40 HDR QSFP56 ports 1/1-1/40; a port splits into
-    # two HDR100 ports 1/N/1-1/N/2 (fabric-cli.md §0, §4).
+    # two HDR100 ports 1/N/1-1/N/2 (40 ports: a 3rd-party sizing table; the split: MLNX-OS
+    # manual, QM8700 capture).
     "QM8700": PortModel(
         platform="mellanox_mlnxos",
         groups=(

@@ -224,7 +224,8 @@ def played(target, tmp_path_factory) -> Iterator[tuple[dict, str, str]]:
 
 
 def test_login_lands_where_the_switch_authorizes_it(target, factory):
-    """The lab's switch authorizes exec (day-0 lines): `#`; a factory 7060: `>` [Q8]."""
+    """The lab's switch authorizes exec (day-0 lines): `#`; a factory 7060: `>`
+    [eos.arista.com, "Common AAA Requirements"]."""
     with connect(target, enable=False) as conn:
         assert conn.find_prompt() == f"{HOST}#"
     with connect(factory, enable=False) as conn:

@@ -255,7 +255,8 @@ def test_version_routing_serves_the_newest_version_not_above_the_request(release
     assert node.papi("GET", "3/filepool/default-policy").status_code == 404
     assert node.papi("GET", "1/no/such/thing").status_code == 404
     assert node.papi("PATCH", "1/storagepool/tiers").status_code == 405
-    # addendum section 2: above the cluster's latest is 404, with the captured body form
+    # above the cluster's latest is 404 (OneFS's versioned_mapper), with the body form
+    # captured in Isilon/isilon_sdk_python#6
     above = node.papi("GET", f"{latest + 1}/filepool/policies")
     assert above.status_code == 404
     assert above.json() == {
@@ -404,8 +405,8 @@ def test_papers_tiering_procedure_moves_files_cold_and_back(cluster):
 
 
 def test_a_second_smartpools_job_is_refused_while_one_runs(cluster, monkeypatch):
-    # addendum sections 5 and 8: the cluster's answer is unverified; the simulator gives
-    # 409 AEC_CONFLICT (OneFS's EEXIST code, addendum section 4) unless allow_dup queues it
+    # the cluster's answer is unverified; the simulator gives 409 AEC_CONFLICT (OneFS's
+    # EEXIST code in a public copy of its isi_rest_server source) unless allow_dup queues it
     monkeypatch.setenv("ONEFS_SIM_JOB_SECONDS", "30")
     first = cluster.papi("POST", "21/job/jobs", json={"type": "SmartPools"}).json()["id"]
     refused = cluster.papi("POST", "21/job/jobs", json={"type": "SmartPools"})

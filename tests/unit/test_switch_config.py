@@ -784,7 +784,7 @@ def _nvue_args(**overrides: Any) -> dict[str, Any]:
 
 
 # 5.10: the grammar modelled, apply also saves; 5.4: before auto-save (5.9), first with
-# lane-count breakouts (`4x`, fabric-cli.md §2)
+# lane-count breakouts (`4x`, Cumulus Linux 5.10 user guide, "Switch Port Attributes")
 @pytest.fixture(params=["5.10.0", "5.4.0"])
 def sn3700_nvue(request, tmp_path, monkeypatch):
     monkeypatch.setenv("CUMULUS_SIM_RELEASE", request.param)
@@ -871,7 +871,7 @@ def test_5x_breakout_removed_goes_back_to_one_port(monkeypatch, capsys, sn3700_n
     )
     result = run_module(monkeypatch, capsys, device, _storage_fabric(), NCLU_OWNED, **args)
     commands = result["commands"]
-    # the sub-ports first, then the breakout (fabric-cli.md §2 [S8])
+    # the sub-ports first, then the breakout (Cumulus Linux 5.10, "Switch Port Attributes")
     assert commands.index("nv unset interface swp31s0") < commands.index(
         "nv unset interface swp31 link breakout"
     )

@@ -41,7 +41,8 @@ def test_s5232_interfaces_follow_its_breakouts():
 
 
 def test_the_native_map_keeps_the_ports_own_name():
-    # addendum Q1: 100g-1x on a QSFP28 port keeps ethernet1/1/N, 40g-1x makes :1
+    # 100g-1x on a QSFP28 port keeps ethernet1/1/N (an S4112F-ON 10.5.0.2 capture in
+    # grantcurell/projects), 40g-1x makes :1 (pastebin.com/13V2tpBX)
     names = ports.model_interfaces("S5232F-ON", {"1/1/5": "100g-1x", "1/1/6": "40g-1x"})
     assert "ethernet1/1/5" in names and "ethernet1/1/5:1" not in names
     assert "ethernet1/1/6:1" in names and "ethernet1/1/6" not in names
@@ -250,8 +251,9 @@ def test_other_platforms_knobs_are_not_checked():
 
 
 def test_cumulus_breakout_sub_ports_count_from_zero_and_bond_members_are_checked():
-    """SN3700 on Cumulus: swp31 broken out to 4x25G makes swp31s0-swp31s3 (fabric-cli.md
-    §1); a bond member that is not a port of the model is named."""
+    """SN3700 on Cumulus: swp31 broken out to 4x25G makes swp31s0-swp31s3 (Cumulus Linux 4.2
+    user guide, "Switch Port Attributes"); a bond member that is not a port of the model is
+    named."""
     host = {
         "switches_platform": "cumulus_linux",
         "switches_model": "SN3700",

@@ -117,7 +117,7 @@ def test_os10_interface_status_lists_sub_ports(os10):
 
 
 def test_os10_clients_abbreviations_commit_in_config_mode_and_xml(os10):
-    """What dellemc.os10 and netmiko send (addendum Q2-Q4), over SSH."""
+    """What dellemc.os10 (its load_config and os10_facts) and netmiko send, over SSH."""
     with os10.connect() as conn:
         # dellemc.os10 load_config: configure terminal, the lines, `commit`, end
         output = conn.send_config_set(

@@ -167,8 +167,8 @@ def test_render_contacts_no_switch(rendered):
 
 
 def _nvue_of_nclu(line: str) -> list[str]:
-    """The `nv set` lines (5.10 grammar, fabric-cli.md §2) that one `net add` line of the NCLU
-    template stands for."""
+    """The `nv set` lines (5.10 grammar: the Cumulus Linux 5.10 user guide's NVUE pages) that
+    one `net add` line of the NCLU template stands for."""
     rules = [
         (r"net add interface (\S+)$", ["nv set interface {0} type swp"]),
         (r"net add interface (\S+) alias (.+)$", ["nv set interface {0} description {1}"]),

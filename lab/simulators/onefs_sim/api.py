@@ -2,7 +2,9 @@
 
 A route is one table entry (method, path pattern, API versions) and one handler; the
 handlers only translate between HTTP and model.py. `/platform/N/x` is served by the
-newest version of `x` that is <= N (spec section 0).
+newest version of `x` that is <= N [OneFS API Reference, "API versions in OneFS";
+isi_rest_server: versioned_mapper]. Sources in brackets: see the package docstring
+(__init__.py).
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ def _listed(req: Request, items: list[dict[str, Any]], key: str, **kwargs: Any) 
     return listing.page(items, opts, offset, key, **kwargs)
 
 
-# ---- storage pools (spec section 2, addendum section 1.7) -------------------------------
+# ---- storage pools [PAPI schemas, isilon-sdk] ---------------------------------------------
 
 TIERS = {1, 16}
 NODEPOOLS = {1, 3, 9, 16, 22}
@@ -99,7 +101,7 @@ def create_tier(req: Request) -> tuple[int, Any]:
 
 @route("DELETE", "storagepool/tiers", TIERS)
 def delete_all_tiers(req: Request) -> tuple[int, Any]:
-    """Spec section 2: DELETE on the collection deletes ALL tiers."""
+    """DELETE on the collection deletes ALL tiers [isilon-sdk: delete_storagepool_tiers]."""
     with _state(req, write=True) as state:
         for tier in list(state["tiers"]):
             model.delete_tier(state, tier["id"])
@@ -182,7 +184,7 @@ def sp_unprovisioned(req: Request) -> tuple[int, Any]:
     return 200, objects.storagepool_unprovisioned()
 
 
-# ---- file pool policies (spec sections 3-4, addendum section 1.9) -------------------------
+# ---- file pool policies [PAPI schemas, isilon-sdk] ----------------------------------------
 
 POLICIES = {1, 4, 12}
 
@@ -249,7 +251,7 @@ def get_template(req: Request) -> tuple[int, Any]:
     return 200, {"templates": found}
 
 
-# ---- file system settings (spec section 5) -----------------------------------------------
+# ---- file system settings [PAPI schemas, isilon-sdk] --------------------------------------
 
 
 @route("GET", "filesystem/settings/access-time", {1})
@@ -265,14 +267,14 @@ def put_access_time(req: Request) -> tuple[int, Any]:
     return 204, None
 
 
-# ---- jobs (spec section 7, addendum sections 1.11 and 5) ----------------------------------
+# ---- jobs [isilon-sdk, dellemc.powerscale] ------------------------------------------------
 
 JOBS = {1, 3, 7, 10, 19, 21}
 
 
 @route("GET", "job/jobs", JOBS)
 def list_jobs(req: Request) -> tuple[int, Any]:
-    """Running and paused jobs only (spec section 7); `state` filters further."""
+    """Running and paused jobs only [isilon-sdk: list_job_jobs]; `state` filters further."""
     opts, offset = listing.options(req.query)
     with _state(req) as state:
         active = [jobs.view(j) for j in state["jobs"] if j["state"] not in jobs.FINAL_STATES]
@@ -293,8 +295,8 @@ def post_job(req: Request) -> tuple[int, Any]:
 
 @route("GET", "job/jobs/{ref}", JOBS)
 def get_job(req: Request) -> tuple[int, Any]:
-    # addendum section 8: whether finished jobs stay readable here is unverified;
-    # dellemc.powerscale's wait assumes they do (a 404 fails it), so they stay.
+    # Whether finished jobs stay readable here is unverified; dellemc.powerscale's job
+    # module assumes they do (its wait fails on a 404), so they stay.
     with _state(req) as state:
         return 200, {"jobs": [jobs.view(model.find_job(state, req.params["ref"]))]}
 
@@ -329,7 +331,7 @@ def put_job(req: Request) -> tuple[int, Any]:
 
 @route("GET", "job/recent", {3})
 def recent_jobs(req: Request) -> tuple[int, Any]:
-    """Finished jobs, newest first; limit defaults to 8, at most 100 (addendum 1.11)."""
+    """Finished jobs, newest first; limit defaults to 8, at most 100 [isilon-sdk]."""
     try:
         limit = int(req.arg("limit", "8"))
     except ValueError:
@@ -410,7 +412,7 @@ def put_job_type(req: Request) -> tuple[int, Any]:
     return 204, None
 
 
-# ---- NFS exports (spec section 8, addendum section 1.10) ----------------------------------
+# ---- NFS exports [PAPI schemas, isilon-sdk] -----------------------------------------------
 
 EXPORTS = {1, 2, 4, 19, 20, 22}
 
@@ -469,7 +471,7 @@ def delete_export(req: Request) -> tuple[int, Any]:
     return 204, None
 
 
-# ---- zones, network, cluster (addendum sections 1.1-1.6) ---------------------------------
+# ---- zones, network, cluster [isilon-sdk models] ------------------------------------------
 
 
 @route("GET", "zones", {1, 3})
@@ -480,7 +482,7 @@ def list_zones(req: Request) -> tuple[int, Any]:
 
 @route("GET", "zones/{ref}", {1, 3})
 def get_zone(req: Request) -> tuple[int, Any]:
-    # addendum section 1.5: dellemc.powerscale passes the zone name as the id
+    # dellemc.powerscale passes the zone name as the id [dellemc.powerscale: accesszone.py]
     with _state(req) as state:
         found = [
             z for z in model.zones(state) if req.params["ref"] in (z["name"], str(z["zone_id"]))
@@ -566,7 +568,7 @@ def get_pool(req: Request) -> tuple[int, Any]:
 
 @route("GET", "network/pools", NETWORK_POOLS)
 def list_pools(req: Request) -> tuple[int, Any]:
-    """All pools; filters groupnet, subnet, access_zone, alloc_method (addendum 1.6)."""
+    """All pools; filters groupnet, subnet, access_zone, alloc_method [isilon-sdk]."""
     opts, offset = listing.options(req.query)
     with _state(req) as state:
         items = objects.pools(state, None, None, req.version)
@@ -791,7 +793,8 @@ class PapiHandler(BaseHTTPRequestHandler):
         if method != "GET" and (
             self.headers.get("X-CSRF-Token") != session["csrf"] or not self.headers.get("Referer")
         ):
-            # patched clusters require both the CSRF header and a Referer (spec section 1)
+            # patched clusters require both the CSRF header and a Referer [OneFS API
+            # Reference; Dell KB 517421]
             raise model.ApiError(401, "AEC_UNAUTHORIZED", "CSRF token and Referer are required")
         return session["user"]
 
@@ -847,14 +850,15 @@ class PapiHandler(BaseHTTPRequestHandler):
         )
 
     def _route(self, method: str, url: Any, token: str, resource: str, latest: int) -> None:
-        """Serve /platform/<token>/<resource> as OneFS's versioned_mapper does (addendum
-        section 2): a version no release up to the cluster's registers (or one above
+        """Serve /platform/<token>/<resource> as OneFS's versioned_mapper does
+        [isi_rest_server]: a version no release up to the cluster's registers (or one above
         its latest) is 404; otherwise the newest handler version <= N serves it; a
         non-numeric version means the newest. The 404 message has the form of the
-        captured one: "Path not found: /4/protocols/smb/shares." (no /platform)."""
+        captured one (Isilon/isilon_sdk_python#6): "Path not found:
+        /4/protocols/smb/shares." (no /platform)."""
         missing = model.ApiError(404, "AEC_NOT_FOUND", f"Path not found: /{token}/{resource}.")
         if token == "latest":
-            raise missing  # addendum section 2: /platform/latest/<x> is 404
+            raise missing  # /platform/latest/<x> is 404 [isi_rest_server]
         version = int(token) if token.isdigit() else latest
         if version not in releases.served_versions(latest):
             raise missing
@@ -881,8 +885,8 @@ class PapiHandler(BaseHTTPRequestHandler):
             self.server.inject_fault(method, url.path)
             if url.path.rstrip("/") == "/session/1/session":
                 if method == "POST" and url.path.endswith("/"):
-                    # addendum section 0: on 9.5.0.1 a login POST with the trailing
-                    # slash is 404 (dell/csm#852); DELETE with it is how the SDK logs out
+                    # On 9.5.0.1 a login POST with the trailing slash is 404
+                    # (dell/csm#852); DELETE with it is how the SDK logs out [isilon-sdk]
                     raise model.ApiError(404, "AEC_NOT_FOUND", f"Path not found: {url.path}.")
                 self._session(method)
                 return

@@ -5,8 +5,9 @@ of its own: every reader (any node's API, the isi command) calls `advance()` und
 state lock first, and a job whose run time has reached its duration finishes there.
 That keeps jobs in the one state file the Isilon nodes share and across restarts.
 
-Facts: onefs-papi.md section 7 and onefs-papi-addendum.md sections 1.11 and 5 (states,
-required fields, control through PUT {"state": run|pause|cancel}). The job engine's
+Facts: isilon-sdk's job models (states, required fields, control through PUT {"state":
+run|pause|cancel}) and dellemc.powerscale's job module (what each control leads to); the
+sources in brackets are named in the package docstring (__init__.py). The job engine's
 timing is a lab setting (cluster config "job_engine", or the environment), not a fact.
 """
 
@@ -17,8 +18,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-# addendum section 1.11: the SDK's state enum; there is no "queued" (emitting it breaks
-# the SDK), so a job waiting for another is `running` with `waiting_on` set.
+# The SDK's state enum [isilon-sdk: JobJobExtended]; there is no "queued" (emitting it
+# breaks the SDK), so a job waiting for another is `running` with `waiting_on` set.
 FINAL_STATES = {"succeeded", "failed", "cancelled_user", "cancelled_system", "failed_not_retried"}
 PAUSED_STATES = {"paused_user", "paused_system", "paused_policy", "paused_priority"}
 IMPACT = {"LOW": "Low", "MEDIUM": "Medium", "HIGH": "High", "OFF_HOURS": "Low"}
@@ -27,8 +28,8 @@ DEFAULT_TIMING = {"base_seconds": 3.0, "seconds_per_file": 0.02}
 
 # Job types the lab cluster lists (GET /platform/1/job/types). Names, policies and
 # priorities follow OneFS's documented defaults for these types; the descriptions are
-# the simulator's own wording (unverified). addendum section 1.11: exclusion_set is
-# obsolete and always an empty string.
+# the simulator's own wording (unverified). exclusion_set is obsolete and always an empty
+# string [isilon-sdk: JobTypeExtended].
 JOB_TYPES = {
     "SmartPools": ("Enforce SmartPools file pool policies.", "LOW", 6, "every day at 22:00"),
     "SmartPoolsTree": ("Enforce SmartPools file pool policies on a subtree.", "MEDIUM", 5, None),
@@ -42,7 +43,8 @@ JOB_TYPES = {
 
 
 def initial_types() -> dict[str, dict[str, Any]]:
-    """The job types of a fresh cluster (spec section 7: SmartPools daily at 22:00)."""
+    """The job types of a fresh cluster (SmartPools runs daily at 22:00 by default: seed 000
+    §"Storage Tiering", seed 001)."""
     types = {}
     for name, (description, policy, priority, schedule) in JOB_TYPES.items():
         types[name] = {
@@ -56,7 +58,7 @@ def initial_types() -> dict[str, dict[str, Any]]:
             "hidden": False,
         }
         if schedule:
-            # Spec section 12: the exact default schedule string is unverified.
+            # The exact default schedule string is unverified.
             types[name]["schedule"] = schedule
     return types
 
@@ -167,8 +169,8 @@ def advance(state: dict[str, Any], finish: Callable[[dict[str, Any], dict[str, A
 
 
 def control(state: dict[str, Any], job: dict[str, Any], wanted: str) -> None:
-    """PUT {"state": run|pause|cancel} (addendum section 5: pause -> paused_user, run ->
-    running, cancel -> cancelled_user)."""
+    """PUT {"state": run|pause|cancel} (pause -> paused_user, run -> running, cancel ->
+    cancelled_user [dellemc.powerscale: job.py's state_map])."""
     now = time.time()
     job.setdefault("_ran", 0.0)
     job.setdefault("_since", None)
@@ -195,12 +197,12 @@ def control(state: dict[str, Any], job: dict[str, Any], wanted: str) -> None:
 
 def view(job: dict[str, Any]) -> dict[str, Any]:
     """The job as the API shows it: no bookkeeping keys and no nulls (the SDK's enum
-    setters refuse None, addendum section 1.11)."""
+    setters refuse None [isilon-sdk])."""
     return {k: v for k, v in job.items() if not k.startswith("_") and v is not None}
 
 
 def _event(state: dict[str, Any], job: dict[str, Any], message: str) -> None:
-    """One entry of GET /platform/3/job/events (fields: addendum section 1.11)."""
+    """One entry of GET /platform/3/job/events (fields [isilon-sdk models])."""
     events = state.setdefault("job_events", [])
     events.append(
         {

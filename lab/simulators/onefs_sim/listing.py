@@ -1,10 +1,12 @@
 """List semantics of PAPI collections: sort, dir, limit, resume tokens and total.
 
-onefs-papi-addendum.md section 3: `limit` returns at most that many items and a
-`resume` token for the rest; the token carries the query it continues ("resume cannot
-be used with other options": the options the token was made with apply, others given
-beside it are ignored, as Dell's own clients send them together); `sort` names a
-field, `dir` is ASC or DESC; `total` counts every item that matched.
+The docstrings of the api/*_api.py methods of isilon-sdk 0.7.0 (PyPI isilon-sdk; see the
+package docstring): `limit` returns at most that many items and a `resume` token for the
+rest; the token carries the query it continues ("resume cannot be used with other
+options": the options the token was made with apply, others given beside it are ignored,
+as Dell's own clients send them together: dellemc.powerscale's info module); `sort` names
+a field, `dir` is ASC or DESC (dellemc.powerscale's job_info); `total` counts every item
+that matched.
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 Four lab containers serve one cluster, as four OneFS nodes do, so the state lives on
 the shared /ifs volume and every reader or writer holds an exclusive flock while it
 loads, changes and atomically replaces it. The HTTP layer (api.py) and the CLI (isi.py)
-only call the functions here; nothing here knows about HTTP.
+only call the functions here; nothing here knows about HTTP. Sources in brackets: see the
+package docstring (__init__.py).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 
 from . import jobs, releases
 
-# Spec section 3/4: the action types and parameters the simulator accepts.
+# The action types and parameters the simulator accepts [PAPI schemas, isilon-sdk].
 ACTION_TYPES = {
     "apply_data_storage_policy",
     "apply_snapshot_storage_policy",
@@ -46,7 +47,7 @@ CRITERION_TYPES = {
 }
 OPERATORS = {"==", "!=", ">", ">=", "<", "<=", "!"}
 SIZE_UNITS = {"B", "KB", "MB", "GB", "TB", "PB", "EB"}
-# onefs-papi.md section 3 / addendum section 1.9: requested protection values.
+# Requested protection values [isilon-sdk: the action_param doc of FilepoolPolicyAction].
 PROTECTION = {
     "default", "+1", "+1n", "+2:1", "+2d:1n", "+2", "+2n", "+3:1", "+3d:1n", "+3d:1n1d",
     "+3", "+3n", "+4", "+4n", "+4:1", "+4d:1n", "+4:2", "+4d:2n",
@@ -141,7 +142,7 @@ def initial_state(cluster: dict[str, Any]) -> dict[str, Any]:
             "global_namespace_acceleration_state": "inactive",
             "protect_directories_one_level_higher": True,
             "spillover_enabled": True,
-            # addendum section 1.7: GET {id, name, type}; type is the only required field
+            # GET {id, name, type}; type is the only required field [isilon-sdk models]
             "spillover_target": {"type": "anywhere"},
             "ssd_l3_cache_default_enabled": True,
             "ssd_qab_mirrors": "one",
@@ -151,7 +152,7 @@ def initial_state(cluster: dict[str, Any]) -> dict[str, Any]:
             "virtual_hot_spare_hide_spare": False,
             "virtual_hot_spare_limit_drives": 2,
             "virtual_hot_spare_limit_percent": 0,
-            # v18 (addendum section 1.7); shown from API 18 on
+            # v18 [isilon-sdk models]; shown from API 18 on
             "default_transfer_limit_state": "disabled",
         },
         "jobs": [],
@@ -244,7 +245,8 @@ class Store:
 
 
 def find_tier(state: dict[str, Any], ref: str | int) -> dict[str, Any]:
-    """A tier by id or by name (spec section 12: whether names work is unverified)."""
+    """A tier by id or by name (whether OneFS takes a name is unverified; the terraform
+    provider's import uses one)."""
     for tier in state["tiers"]:
         if str(tier["id"]) == str(ref) or tier["name"] == str(ref):
             return tier
@@ -259,11 +261,12 @@ def find_nodepool(state: dict[str, Any], ref: str | int) -> dict[str, Any]:
 
 
 def _set_tier_children(state: dict[str, Any], tier: dict[str, Any], children: Any) -> None:
-    """Point node pools at the tier; a node pool can be in one tier only (spec section 2).
+    """Point node pools at the tier; a node pool can be in one tier only (its one `tier`
+    field [PAPI schemas, isilon-sdk]).
 
     Raises before changing anything, so a refused write leaves the state as it was.
-    addendum section 8: the cluster's error for a node pool already in another tier is
-    unverified; the simulator answers 409 AEC_CONFLICT (EEXIST, addendum section 4).
+    The cluster's error for a node pool already in another tier is unverified; the
+    simulator answers 409 AEC_CONFLICT (the code OneFS maps EEXIST to [isi_rest_server]).
     """
     if not isinstance(children, list) or not all(isinstance(c, (str, int)) for c in children):
         raise bad_request("children must be a list of node pool names or ids", "children")
@@ -285,14 +288,15 @@ def _set_tier_children(state: dict[str, Any], tier: dict[str, Any], children: An
 
 
 def tier_fields(version: int) -> set[str]:
-    """Writable tier fields: v16 adds the transfer limit (spec section 2)."""
+    """Writable tier fields: v16 adds the transfer limit [isilon-sdk models]."""
     fields = {"name", "children"}
     return fields | {"transfer_limit_pct", "transfer_limit_state"} if version >= 16 else fields
 
 
 def _transfer_limit(body: dict[str, Any], tier: dict[str, Any]) -> None:
     """transfer_limit_pct 0..100 or transfer_limit_state disabled|default, not both
-    (addendum section 1.7; mutual exclusion from terraform's storagepool_tier doc)."""
+    [isilon-sdk models; mutual exclusion from the terraform provider's
+    docs/resources/storagepool_tier.md]."""
     if "transfer_limit_pct" in body and "transfer_limit_state" in body:
         raise bad_request(
             "transfer_limit_pct and transfer_limit_state are mutually exclusive",
@@ -360,9 +364,9 @@ def delete_tier(state: dict[str, Any], ref: str) -> None:
 
 
 def tier_view(state: dict[str, Any], tier: dict[str, Any], version: int = 16) -> dict[str, Any]:
-    """A tier as GET shows it at `version` (addendum section 1.7: v16 requires
+    """A tier as GET shows it at `version` [isilon-sdk models: v16 requires
     node_type_ids and shows the transfer limit; transfer_limit_state is left out rather
-    than null, since the SDK's enum setter refuses None)."""
+    than null, since the SDK's enum setter refuses None]."""
     members = [p for p in state["nodepools"] if p["tier"] == tier["name"]]
     view = {
         "id": tier["id"],
@@ -394,7 +398,7 @@ def nodepool_view(pool: dict[str, Any], version: int = 16) -> dict[str, Any]:
         "can_enable_l3": pool["has_ssd"],
         "can_disable_l3": not pool["has_ssd"],
         "health_flags": [],
-        # spec section 2: the tier's name, or null (a plain str field, so null is safe)
+        # the tier's name, or null [isilon-sdk] (a plain str field, so null is safe)
         "tier": pool["tier"],
         "usage": _usage(),
     }
@@ -406,7 +410,7 @@ def nodepool_view(pool: dict[str, Any], version: int = 16) -> dict[str, Any]:
 def _usage() -> dict[str, Any]:
     """Usage counters with every field Dell's SDK model requires.
 
-    Spec section 2: the *_bytes and pct_* fields are strings, balanced is a bool. The
+    The *_bytes and pct_* fields are strings, balanced is a bool [isilon-sdk models]. The
     lab's capacity is nominal; nothing reads these numbers for decisions.
     """
     total_hdd, total_ssd = 4 * 10**13, 2 * 10**12
@@ -443,8 +447,8 @@ def _usage() -> dict[str, Any]:
 def _storage_target(state: dict[str, Any], param: Any, kind: str, field: str) -> None:
     """A storage action names a tier or node pool that exists, or `anywhere`.
 
-    addendum section 8: the cluster's message for a missing pool is unverified; the
-    simulator refuses with 400 AEC_BAD_REQUEST naming the pool.
+    The cluster's message for a missing pool is unverified; the simulator refuses with
+    400 AEC_BAD_REQUEST naming the pool.
     """
     if not isinstance(param, dict) or not isinstance(param.get("storagepool"), str):
         raise bad_request(f"{kind} needs action_param.storagepool", field)
@@ -460,7 +464,8 @@ def _storage_target(state: dict[str, Any], param: Any, kind: str, field: str) ->
 def validate_actions(
     state: dict[str, Any], actions: Any, field: str = "actions"
 ) -> list[dict[str, Any]]:
-    """Action types and parameters as spec section 3 lists them; null clears an action."""
+    """Action types and parameters as the PAPI schemas and isilon-sdk list them; null clears
+    an action."""
     if not isinstance(actions, list):
         raise bad_request("actions must be a list", field)
     seen = set()
@@ -488,8 +493,8 @@ def validate_actions(
 
 def validate_pattern(pattern: Any) -> dict[str, Any]:
     field = "file_matching_pattern"
-    # addendum section 1.9: or_criteria and each and_criteria are required (the SDK's
-    # models refuse them missing); an empty group would match nothing, so it is refused.
+    # or_criteria and each and_criteria are required (isilon-sdk's models refuse them
+    # missing); an empty group would match nothing, so it is refused.
     if not isinstance(pattern, dict) or not isinstance(pattern.get("or_criteria"), list):
         raise bad_request("file_matching_pattern needs or_criteria", field)
     if not pattern["or_criteria"]:
@@ -506,7 +511,7 @@ def validate_pattern(pattern: Any) -> dict[str, Any]:
             if kind not in CRITERION_TYPES:
                 raise bad_request(f"Unknown criterion type {kind!r}", field)
             if kind == "custom_attribute" and criterion.get("attribute_exists") is not None:
-                continue  # addendum section 6: "exists" carries no operator
+                continue  # "exists" carries no operator [dellemc.powerscale]
             if criterion.get("operator") not in OPERATORS:
                 raise bad_request(f"Unknown operator {criterion.get('operator')!r}", field)
             if kind == "size" and criterion.get("units", "B") not in SIZE_UNITS:
@@ -527,7 +532,7 @@ def validate_pattern(pattern: Any) -> dict[str, Any]:
                     ) from None
                 if number < 0:
                     raise bad_request(f"{kind} value must not be negative", field)
-                # numeric types come back as JSON numbers (spec section 3)
+                # numeric types come back as JSON numbers [PAPI schemas]
                 criterion["value"] = int(number) if number == int(number) else number
     return pattern
 
@@ -556,7 +561,7 @@ def create_policy(state: dict[str, Any], body: dict[str, Any]) -> str:
             "file_matching_pattern",
         )
     policy = {
-        # Spec section 12: the v12 wire type of the id is unverified; the SDK models an
+        # The v12 wire type of the id is unverified; the SDK models an
         # int id, creation answers with the name.
         "id": max([p["id"] for p in state["filepool_policies"]] + [0]) + 1,
         "name": name,
@@ -638,7 +643,7 @@ def set_access_time(state: dict[str, Any], body: dict[str, Any]) -> None:
 
 NOBODY = {"id": "USER:nobody", "name": "nobody", "type": "user"}
 # Every field an export shows, with OneFS's defaults as the SDK models document them
-# (addendum section 1.10). The numbers are the documented defaults where the model
+# [isilon-sdk models]. The numbers are the documented defaults where the model
 # states one (transfer sizes 9.10: read 1048576, write 1048576 max); the rest are
 # unverified lab defaults chosen inside the model's ranges.
 EXPORT_DEFAULTS: dict[str, Any] = {
@@ -676,7 +681,7 @@ SECURITY_FLAVORS = {"unix", "krb5", "krb5i", "krb5p"}
 
 
 def _validate_export_fields(body: dict[str, Any]) -> None:
-    """Types and enums of the export fields (addendum section 1.10)."""
+    """Types and enums of the export fields [isilon-sdk models]."""
     for key, value in body.items():
         if key in _EXPORT_BOOLS and not isinstance(value, bool):
             raise bad_request(f"Field {key} must be a boolean, got {value!r}", key)
@@ -714,9 +719,9 @@ def _export_paths(
 ) -> list[str]:
     """Paths that exist under /ifs and no other export of the zone already names.
 
-    addendum section 1.10: the create query's ignore_bad_paths / ignore_conflicts flags
-    exist because the cluster refuses both by default. Codes: a missing path is
-    AEC_BAD_REQUEST, a duplicate is AEC_CONFLICT (EEXIST, addendum section 4); the
+    The create query's ignore_bad_paths / ignore_conflicts flags [isilon-sdk] exist
+    because the cluster refuses both by default. Codes: a missing path is
+    AEC_BAD_REQUEST, a duplicate is AEC_CONFLICT (EEXIST [isi_rest_server]); the
     messages are unverified.
     """
     if not isinstance(paths, list) or not paths or not all(isinstance(p, str) for p in paths):
@@ -784,7 +789,7 @@ def update_export(
 
 
 def zones(state: dict[str, Any]) -> list[dict[str, Any]]:
-    """Access zones: the System zone every cluster has (addendum section 1.5)."""
+    """Access zones: the System zone every cluster has [isilon-sdk, dellemc.powerscale]."""
     return [
         {
             "id": "System", "zone_id": 1, "name": "System", "path": "/ifs",
@@ -806,12 +811,13 @@ def start_job(
     files: int = 0,
     clock: dict[str, float] | None = None,
 ) -> dict[str, Any]:
-    """Validate a job start (addendum section 1.11) and hand it to the job engine.
+    """Validate a job start [isilon-sdk: JobJobCreateParams] and hand it to the job engine.
 
     A second job of a type that does not allow multiple instances, while one is running
     or paused, is refused unless allow_dup asks for it to be queued. The cluster's exact
-    answer is unverified (addendum sections 5 and 8); the simulator answers 409
-    AEC_CONFLICT, the code OneFS maps EEXIST to (addendum section 4), naming the job.
+    answer is unverified (isilon-sdk only says allow_dup decides whether to queue it); the
+    simulator answers 409 AEC_CONFLICT, the code OneFS maps EEXIST to [isi_rest_server],
+    naming the job.
     """
     _only(
         body,
@@ -881,7 +887,7 @@ SETTINGS_RANGES = {"virtual_hot_spare_limit_drives": (0, 4),
 
 
 def update_sp_settings(state: dict[str, Any], body: dict[str, Any], version: int) -> None:
-    """PUT storagepool/settings with the types, enums and ranges of addendum section 1.7."""
+    """PUT storagepool/settings with the types, enums and ranges of isilon-sdk's models."""
     allowed = set(SETTINGS_ENUMS) | SETTINGS_BOOLS | set(SETTINGS_RANGES) | {"spillover_target"}
     if version >= 18:
         allowed |= {"default_transfer_limit_pct", "default_transfer_limit_state"}
@@ -910,7 +916,7 @@ def update_sp_settings(state: dict[str, Any], body: dict[str, Any], version: int
 
 def _spillover(state: dict[str, Any], value: Any) -> dict[str, Any]:
     """PUT {name_or_id, type: storagepool|anywhere} -> GET {id, name, type: tier|nodepool|
-    anywhere} (addendum section 1.7)."""
+    anywhere} [isilon-sdk models]."""
     if not isinstance(value, dict) or value.get("type") not in ("storagepool", "anywhere"):
         raise bad_request("spillover_target needs type storagepool or anywhere", "spillover_target")
     if value["type"] == "anywhere":
@@ -937,7 +943,7 @@ def _only(body: Any, allowed: set[str], field: str | None = None) -> None:
 
 
 def _description(value: Any) -> str:
-    """A policy description: a string of at most 255 characters (spec section 3)."""
+    """A policy description: a string of at most 255 characters [isilon-sdk models]."""
     if not isinstance(value, str) or len(value) > 255:
         raise bad_request("description must be a string of at most 255 characters", "description")
     return value

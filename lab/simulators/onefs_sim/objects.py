@@ -2,9 +2,10 @@
 
 Each view is built from the state's cluster section (which the cluster config seeded)
 and shaped for the API version the request resolved to, with every field the SDK of
-that release requires (onefs-papi-addendum.md section 1, checked against the model
-files of isi_sdk_9_1_0 and isilon_sdk.v9_10_0). Optional fields are left out rather
-than sent as null: the SDKs' enum setters refuse None.
+that release requires (the model files of isi_sdk_9_1_0 and isilon_sdk.v9_10_0: PyPI
+isi-sdk-9-1-0 0.2.12 and isilon-sdk 0.7.0). Optional fields are left out rather than sent
+as null: the SDKs' enum setters refuse None. Sources in brackets: see the package
+docstring (__init__.py).
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ def _guid(seed: str) -> str:
 
 
 def onefs_version(cluster: dict[str, Any]) -> dict[str, Any]:
-    """onefs_version / cluster/version fields (addendum section 1.1: the sample shows
-    build B_<x>_<y>_0_<n>(RELEASE), type "Isilon OneFS", version "Isilon OneFS v<r>")."""
+    """onefs_version / cluster/version fields (the sample in the RETURN doc of
+    dellemc.powerscale's info module shows build B_<x>_<y>_0_<n>(RELEASE), type "Isilon
+    OneFS", version "Isilon OneFS v<r>")."""
     release = cluster["release"]
     return {
         "build": f"B_{release.replace('.', '_')}_001(RELEASE)",
@@ -40,7 +42,7 @@ def onefs_version(cluster: dict[str, Any]) -> dict[str, Any]:
 
 
 def cluster_config(state: dict[str, Any], lnn: int, version: int) -> dict[str, Any]:
-    """GET cluster/config (addendum section 1.1; v17 adds four required fields)."""
+    """GET cluster/config [isilon-sdk models; v17 adds four required fields]."""
     cluster = state["cluster"]
     config = {
         "description": "",
@@ -70,7 +72,7 @@ def cluster_config(state: dict[str, Any], lnn: int, version: int) -> dict[str, A
 
 
 def cluster_identity(state: dict[str, Any]) -> dict[str, Any]:
-    """GET cluster/identity (addendum section 1.2)."""
+    """GET cluster/identity [isilon-sdk models]."""
     return {"name": state["cluster"]["name"], **state["cluster"]["identity"]}
 
 
@@ -96,7 +98,7 @@ def update_identity(state: dict[str, Any], body: dict[str, Any]) -> None:
 
 
 def cluster_version(state: dict[str, Any]) -> dict[str, Any]:
-    """GET cluster/version: every node's release (addendum section 1.3)."""
+    """GET cluster/version: every node's release [isilon-sdk models]."""
     base = onefs_version(state["cluster"])
     nodes = [
         {"id": n["lnn"], "lnn": n["lnn"], "status": 0,
@@ -123,7 +125,7 @@ def external_ips(state: dict[str, Any]) -> list[str]:
 
 
 def groupnets(state: dict[str, Any]) -> list[dict[str, Any]]:
-    """GET network/groupnets (addendum section 1.6); dns_options must be a list."""
+    """GET network/groupnets [isilon-sdk models]; dns_options must be a list."""
     net = state["cluster"]["network"]
     return [
         {
@@ -170,7 +172,7 @@ def _in_ranges(address: str, ranges: list[dict[str, str]]) -> bool:
 def pools(
     state: dict[str, Any], groupnet: str | None, subnet: str | None, version: int
 ) -> list[dict[str, Any]]:
-    """IP pools, complete as GET-one requires (addendum section 1.6; 9.1 has
+    """IP pools, complete as GET-one requires [isilon-sdk models; 9.1 has
     sc_auto_unsuspend_delay, 9.10 firewall_policy/ipv6_perform_dad/linklayer/nfs_rroce_only).
     A pool's interfaces are the nodes' front-end ports whose addresses fall in its ranges.
     """
@@ -279,8 +281,8 @@ TEMPLATES = [
 
 
 def job_summary(state: dict[str, Any], version: int) -> dict[str, Any]:
-    """GET job/job-summary (addendum section 1.11; v19 adds pp_enabled and
-    smartthrottling_enabled)."""
+    """GET job/job-summary [isilon-sdk models; v19 adds pp_enabled and
+    smartthrottling_enabled]."""
     summary = {
         "cluster_is_degraded": False, "connected": True, "coordinator": 1,
         "coordinator_lnn": 1, "disconnected_nodes": [], "down_or_read_only_nodes": False,

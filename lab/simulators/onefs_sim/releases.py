@@ -1,15 +1,17 @@
 """OneFS releases the lab cluster can be: their API version and what that version serves.
 
 The cluster config names a release ("onefs_release": "9.10.0.0"); everything that
-depends on it is looked up here, so a release is one table entry. Facts:
-onefs-papi.md section 0 (release -> API version) and onefs-papi-addendum.md section 2
-(OneFS's versioned_mapper: a version is served only if some handler is registered at
-it, and never above the cluster's latest).
+depends on it is looked up here, so a release is one table entry. Facts: the API version
+of each release (8.0 to 9.3: the PowerScale OneFS API Reference, "API versions in OneFS";
+9.5 to 9.12: the newest /platform/N that isilon-sdk 0.7.0 calls in each release; 9.4's
+15 lies between) and OneFS's versioned_mapper (a public copy of OneFS's isi_rest_server
+source, uri_mapper.cpp: a version is served only if some handler is registered at it,
+and never above the cluster's latest).
 """
 
 from __future__ import annotations
 
-# onefs-papi.md section 0: OneFS release (major.minor) -> its /platform/latest.
+# OneFS release (major.minor) -> its /platform/latest.
 API_OF_RELEASE = {
     "8.0": 3, "8.0.1": 4, "8.1": 5, "8.1.1": 6, "8.2": 7, "8.2.1": 8, "8.2.2": 9,
     "9.0": 10, "9.1": 11, "9.2": 12, "9.3": 14, "9.4": 15, "9.5": 16, "9.6": 17,
@@ -21,8 +23,8 @@ API_OF_RELEASE = {
 SUPPORTED = ("9.1", "9.10")
 
 # Versions 1 and 2 are the OneFS 7.x APIs; every release's latest is a registered
-# version. 13 belongs to no release, so /platform/13 is 404 everywhere (addendum
-# section 2: a version no handler is registered at is not served).
+# version. 13 belongs to no release, so /platform/13 is 404 everywhere (versioned_mapper:
+# a version no handler is registered at is not served).
 ALL_VERSIONS = frozenset({1, 2, *API_OF_RELEASE.values()})
 
 

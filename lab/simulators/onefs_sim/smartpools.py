@@ -94,7 +94,7 @@ def criterion_matches(criterion: dict[str, Any], facts: dict[str, Any], now: flo
         if not criterion.get("case_sensitive", True):
             subject, pattern = subject.lower(), pattern.lower()
         if kind == "path":
-            # Spec section 12: the meaning of begins_with is unverified; a path criterion
+            # The meaning of begins_with is unverified (sources disagree); a path criterion
             # matches the directory and everything under it.
             hit = subject == pattern or subject.startswith(pattern.rstrip("/") + "/")
         else:
