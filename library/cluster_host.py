@@ -57,7 +57,7 @@ EXAMPLES = r"""
   cluster_host:
     package_query: [dpkg-query, --show, "--showformat=${db:Status-Abbrev}|${Package}|${Version}\n"]
     directories: ["{{ cluster_config_dir }}", "{{ cluster_state_dir }}"]
-  register: _cluster_host_package_list
+  register: cluster_host_read
 
 - name: Say how many there are
   ansible.builtin.debug:

@@ -159,7 +159,9 @@ def test_plays_read_each_server_before_the_roles_that_use_the_read():
     problems = []
     for path in files:
         for play in yaml.safe_load(path.read_text()) or []:
-            if "hosts" not in play:
+            # the control host's report plays read the servers' published results through
+            # hostvars, after the servers' plays; they read no host of their own
+            if "hosts" not in play or play["hosts"] == "localhost":
                 continue
             seen: list[str] = []
             for role, tasks_from in _play_roles(play):
