@@ -56,6 +56,24 @@ def test_inventory_parses_with_the_groups_roles_expect(site):
         assert {"switches_platform", "switches_model"} <= set(hostvars[switch]), switch
 
 
+def _hosts(inventory: dict, group: str) -> set[str]:
+    """Every host of `group`, its child groups' included."""
+    entry = inventory.get(group, {})
+    hosts = set(entry.get("hosts", []))
+    for child in entry.get("children", []):
+        hosts |= _hosts(inventory, child)
+    return hosts
+
+
+@pytest.mark.parametrize("site", SITES)
+def test_servers_are_the_head_node_and_the_gpu_servers(site):
+    """Every inventory declares its servers once, as the group `servers`: the head node
+    (where the site has one) and the GPU servers, nothing else."""
+    inventory = _inventory(site)
+    assert "servers" in inventory["all"]["children"], f"{site}: group servers missing"
+    assert _hosts(inventory, "servers") == _hosts(inventory, "head") | _hosts(inventory, "compute")
+
+
 @pytest.mark.parametrize("site", SITES)
 def test_site_playbook_passes_syntax_check(site):
     result = _run(
