@@ -32,11 +32,11 @@ from typing import Any
 
 
 def _switch_host_problems() -> Any:
-    """The switches role's input check (filter_plugins/switch_ports.py), loaded by path:
+    """The switches role's input check (filter_plugins/switches.py), loaded by path:
     on the control host filter_plugins is not importable as a package."""
     name = "_dlcluster_switch_ports"
     if name not in sys.modules:
-        path = Path(__file__).resolve().parent / "switch_ports.py"
+        path = Path(__file__).resolve().parent / "switches.py"
         spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module

@@ -1,7 +1,7 @@
 """The validate role's NCCL check: all-reduce across the servers' NGC containers.
 
 nccl-tests' `all_reduce_perf -b 8 -e 4G -f 2 -g 1`, one rank per GPU, launched with the
-ngc_container role's mpirun line (filter_plugins/launch.py). What it prints, as the
+ngc_container role's mpirun line (filter_plugins/ngc_container.py). What it prints, as the
 sources give it (not run here; unverified against a real run):
 
 - nccl-tests src/common.cu ends with `PRINT("# Out of bounds values : %d %s\\n", ...)` and

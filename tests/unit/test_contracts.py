@@ -1,4 +1,5 @@
-"""Role contracts checked across the site before any play (filter_plugins/contracts.py)."""
+"""Role contracts checked across the site before any play
+(filter_plugins/preflight_contracts.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 _SPEC = importlib.util.spec_from_file_location(
-    "contracts", ROOT / "filter_plugins" / "contracts.py"
+    "contracts", ROOT / "filter_plugins" / "preflight_contracts.py"
 )
 contracts = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(contracts)

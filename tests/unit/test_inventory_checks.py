@@ -1,11 +1,11 @@
-"""Cross-host inventory checks (filter_plugins/inventory_checks.py)."""
+"""Cross-host inventory checks (filter_plugins/preflight.py)."""
 
 from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
 
-_PATH = Path(__file__).resolve().parents[2] / "filter_plugins" / "inventory_checks.py"
+_PATH = Path(__file__).resolve().parents[2] / "filter_plugins" / "preflight.py"
 _SPEC = importlib.util.spec_from_file_location("inventory_checks", _PATH)
 checks = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(checks)

@@ -1,4 +1,4 @@
-"""The training launch's output (filter_plugins/launch.py) and the lab's stand-in workload
+"""The training launch's output (filter_plugins/ngc_container.py) and the lab's stand-in workload
 (lab/images/ngc/cnn_benchmark_standin.py) that the launch runs in the lab."""
 
 from __future__ import annotations
@@ -10,7 +10,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-_SPEC = importlib.util.spec_from_file_location("launch", ROOT / "filter_plugins" / "launch.py")
+_SPEC = importlib.util.spec_from_file_location(
+    "launch", ROOT / "filter_plugins" / "ngc_container.py"
+)
 launch = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(launch)
 STAND_IN = ROOT / "lab/images/ngc/cnn_benchmark_standin.py"

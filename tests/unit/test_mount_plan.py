@@ -1,4 +1,4 @@
-"""The Isilon mount plan (filter_plugins/mount_plan.py) on the papers' sites and edge cases."""
+"""The Isilon mount plan (filter_plugins/isilon_mounts.py) on the papers' sites and edge cases."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-_PATH = Path(__file__).resolve().parents[2] / "filter_plugins" / "mount_plan.py"
+_PATH = Path(__file__).resolve().parents[2] / "filter_plugins" / "isilon_mounts.py"
 _SPEC = importlib.util.spec_from_file_location("mount_plan", _PATH)
 mount_plan = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(mount_plan)

@@ -1,4 +1,4 @@
-"""The onefs_tiering role's short forms (filter_plugins/onefs.py)."""
+"""The onefs_tiering role's short forms (filter_plugins/onefs_tiering.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-_PATH = Path(__file__).resolve().parents[2] / "filter_plugins" / "onefs.py"
+_PATH = Path(__file__).resolve().parents[2] / "filter_plugins" / "onefs_tiering.py"
 _SPEC = importlib.util.spec_from_file_location("onefs_filters", _PATH)
 onefs = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(onefs)

@@ -1,4 +1,4 @@
-"""Storage sizing (filter_plugins/sizing.py) against the papers' worked examples."""
+"""Storage sizing (filter_plugins/validate_sizing.py) against the papers' worked examples."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-_PATH = Path(__file__).resolve().parents[2] / "filter_plugins" / "sizing.py"
+_PATH = Path(__file__).resolve().parents[2] / "filter_plugins" / "validate_sizing.py"
 _SPEC = importlib.util.spec_from_file_location("sizing", _PATH)
 sizing = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(sizing)

@@ -43,7 +43,7 @@ _SPEC.loader.exec_module(module)
 module_lib = sys.modules["ansible.module_utils.switch_config"]
 
 _FILTERS_SPEC = importlib.util.spec_from_file_location(
-    "switch_ports", ROOT / "filter_plugins" / "switch_ports.py"
+    "switch_ports", ROOT / "filter_plugins" / "switches.py"
 )
 switch_ports = importlib.util.module_from_spec(_FILTERS_SPEC)
 _FILTERS_SPEC.loader.exec_module(switch_ports)

@@ -1,4 +1,4 @@
-"""Switch port helpers and input checks (filter_plugins/switch_ports.py)."""
+"""Switch port helpers and input checks (filter_plugins/switches.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-_PATH = Path(__file__).resolve().parents[2] / "filter_plugins" / "switch_ports.py"
+_PATH = Path(__file__).resolve().parents[2] / "filter_plugins" / "switches.py"
 _SPEC = importlib.util.spec_from_file_location("switch_ports", _PATH)
 ports = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(ports)
