@@ -24,7 +24,7 @@ import re
 import time
 from typing import Any
 
-from . import cumulus as model
+from . import cumulus_model as model
 
 NOT_FOUND = "ERROR: Command not found"  # [4.2 NCLU guide]
 # [4.2 NCLU guide] refusal for a user outside netd.conf's users_with_edit / groups_with_edit

@@ -16,7 +16,7 @@ The configuration is one tree (interface, bridge, system); `nv set` edits a pend
 `nv config apply` checks the whole revision and makes it the applied one, or prints
 `Invalid config [rev_id: N]` with one indented `Config invalid at <path>: <reason>` line per
 problem and applies nothing [NVUE upgrade KB]. Whether apply persists depends on the
-release (see cumulus.AUTO_SAVE_FROM). Type and range errors of `nv set` are refused at once;
+release (see cumulus_model.AUTO_SAVE_FROM). Type and range errors of `nv set` are refused at once;
 NVUE's exact wording for them is **unverified**: the lines start with `Error: Invalid
 parameter`, a string networking-generic-switch treats as an NVUE failure [generic-switch].
 """
@@ -30,7 +30,7 @@ import re
 import time
 from typing import Any
 
-from . import cumulus as model
+from . import cumulus_model as model
 from .cumulus_nclu import table
 
 INVALID = "Error: Invalid parameter"  # prefix networking-generic-switch matches

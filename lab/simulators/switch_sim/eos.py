@@ -36,7 +36,8 @@ from typing import Any
 
 from . import eos_model as model
 from . import eos_show
-from .os10 import CommandError
+from .cli import CommandError, completions
+from .eos_model import canonical_interface
 from .state import SessionEnd, SwitchState
 
 MAX_PENDING_SESSIONS = 5  # [EOS 4.25 notes: "Maximum number of pending sessions: 5"]
@@ -58,24 +59,6 @@ def invalid(words: list[str], token: int) -> CommandError:
     [error samples]."""
     word = words[token] if token < len(words) else words[-1]
     return CommandError(f"% Invalid input (at token {token}: '{word}')")
-
-
-def canonical_interface(text: str) -> str | None:
-    """Et31/1, ethernet 31/1, e31/1 -> Ethernet31/1; po10 -> Port-Channel10 [EOS 4.25
-    notes: `int e22` is shown as `interface Ethernet22`]."""
-    text = text.replace(" ", "")
-    match = re.fullmatch(r"(?i)e(?:t(?:h(?:e(?:r(?:n(?:e(?:t)?)?)?)?)?)?)?(\d+(?:/\d+)?)", text)
-    if match:
-        return f"Ethernet{match.group(1)}"
-    match = re.fullmatch(
-        r"(?i)po(?:r(?:t(?:-(?:c(?:h(?:a(?:n(?:n(?:e(?:l)?)?)?)?)?)?)?)?)?)?(\d+)", text
-    )
-    if match:
-        return f"Port-Channel{match.group(1)}"
-    match = re.fullmatch(r"(?i)ma(?:n(?:a(?:g(?:e(?:m(?:e(?:n(?:t)?)?)?)?)?)?)?)?(\d+)", text)
-    if match:
-        return f"Management{match.group(1)}"
-    return None
 
 
 def parse_vlan_list(text: str, words: list[str], token: int) -> list[int]:
@@ -165,7 +148,7 @@ def expand(line: str, table: dict[str, Any]) -> str:
         if not level:
             break
         if word not in level:
-            matches = [key for key in level if key.startswith(word)]
+            matches = completions(word, level, fold_case=False)
             if len(matches) > 1:
                 raise CommandError("% Ambiguous command")
             if not matches:

@@ -174,6 +174,24 @@ def short_name(name: str) -> str:
     return name
 
 
+def canonical_interface(text: str) -> str | None:
+    """Et31/1, ethernet 31/1, e31/1 -> Ethernet31/1; po10 -> Port-Channel10 [EOS 4.25
+    notes: `int e22` is shown as `interface Ethernet22`]."""
+    text = text.replace(" ", "")
+    match = re.fullmatch(r"(?i)e(?:t(?:h(?:e(?:r(?:n(?:e(?:t)?)?)?)?)?)?)?(\d+(?:/\d+)?)", text)
+    if match:
+        return f"Ethernet{match.group(1)}"
+    match = re.fullmatch(
+        r"(?i)po(?:r(?:t(?:-(?:c(?:h(?:a(?:n(?:n(?:e(?:l)?)?)?)?)?)?)?)?)?)?(\d+)", text
+    )
+    if match:
+        return f"Port-Channel{match.group(1)}"
+    match = re.fullmatch(r"(?i)ma(?:n(?:a(?:g(?:e(?:m(?:e(?:n(?:t)?)?)?)?)?)?)?)?(\d+)", text)
+    if match:
+        return f"Management{match.group(1)}"
+    return None
+
+
 def vlan_ranges(ids: list[int]) -> str:
     """10,11,12,20 -> 10-12,20: how EOS merges unnamed VLANs onto one line [ta367: `vlan
     100,300`]; that consecutive ids become a range is **inferred**."""

@@ -26,19 +26,32 @@ import difflib
 import json
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from . import eos_model as model
-from .os10 import CommandError
-
-if TYPE_CHECKING:
-    from .eos import EOSSession
+from .cli import CommandError
+from .state import SwitchState
 
 # `| json` of a command that has no JSON form (wording from eAPI error replies,
 # **unverified** for the CLI)
 UNCONVERTED = "% This is an unconverted command"
 BOOT_TIME = 1700000000.0
 MEM_TOTAL, MEM_FREE = 8010424, 5123456  # kB
+
+
+class ShowSession(Protocol):
+    """What the show commands read of a CLI session (eos.EOSSession is one): typed here
+    so that this module does not import eos, which imports it."""
+
+    state: SwitchState
+    session_name: str | None  # the configuration session this CLI session is in
+
+    @property
+    def sessions(self) -> dict[str, dict[str, Any]]:
+        """The switch's configuration sessions, by name."""
+
+    def require_privilege(self) -> None:
+        """Refuse (CommandError) unless the session is at the privileged prompt."""
 
 
 # ---- pipes ------------------------------------------------------------------------------
@@ -109,7 +122,7 @@ def apply_text_pipe(text: str, pipe: str, arg: str, words: list[str]) -> str:
     return section(text, arg)
 
 
-def run(session: EOSSession, line: str) -> str:
+def run(session: ShowSession, line: str) -> str:
     """A show command with its pipes."""
     command, pipes = split_pipes(line)
     words = line.split()
@@ -136,7 +149,7 @@ def run(session: EOSSession, line: str) -> str:
 # ---- the command table ------------------------------------------------------------------
 
 
-def _config_of(session: EOSSession, name: str | None) -> dict[str, Any]:
+def _config_of(session: ShowSession, name: str | None) -> dict[str, Any]:
     if name is None:
         if session.session_name is None:
             raise CommandError("% Not in a configuration session")  # wording **unverified**
@@ -147,7 +160,7 @@ def _config_of(session: EOSSession, name: str | None) -> dict[str, Any]:
     return found["config"]
 
 
-def session_config(session: EOSSession, words: list[str]) -> str:
+def session_config(session: ShowSession, words: list[str]) -> str:
     """`show session-config [named S] [diffs]` [EOS manual, napalm]."""
     rest = words[2:]
     name = None
@@ -171,7 +184,7 @@ def session_config(session: EOSSession, words: list[str]) -> str:
     return "\n".join(diff)
 
 
-def configuration_sessions(session: EOSSession, detail: bool) -> str:
+def configuration_sessions(session: ShowSession, detail: bool) -> str:
     """`show configuration sessions [detail]` [a public EOS 4.25.4M capture]."""
     rows = [
         f"Maximum number of completed sessions: {1}",
@@ -186,7 +199,7 @@ def configuration_sessions(session: EOSSession, detail: bool) -> str:
     return "\n".join(rows)
 
 
-def show_text(session: EOSSession, command: str) -> str:
+def show_text(session: ShowSession, command: str) -> str:
     words = command.split()
     state = session.state
     running = state.running
@@ -216,7 +229,7 @@ def show_text(session: EOSSession, command: str) -> str:
     raise CommandError(f"% Invalid input (at token 1: '{words[1]}')")
 
 
-def show_json(session: EOSSession, command: str) -> Any:
+def show_json(session: ShowSession, command: str) -> Any:
     words = command.split()
     key = " ".join(words[1:])
     if key in ("configuration sessions", "configuration sessions detail"):
@@ -245,7 +258,7 @@ def show_json(session: EOSSession, command: str) -> Any:
 # ---- port status ------------------------------------------------------------------------
 
 
-def link(session: EOSSession, name: str) -> str:
+def link(session: ShowSession, name: str) -> str:
     """connected / notconnect / disabled / inactive for an Ethernet interface."""
     config = session.state.running
     settings = config["interfaces"][name]
@@ -281,7 +294,7 @@ def _vlan_column(config: dict[str, Any], settings: dict[str, Any]) -> str:
     return str(settings["access_vlan"] or 1)
 
 
-def _type(session: EOSSession, name: str) -> str:
+def _type(session: ShowSession, name: str) -> str:
     """The transceiver: a cabled QSFP100 port carries a DAC (`100GBASE-CR4`, `40GBASE-CR4`
     at 40G); a port without a cable shows `Not Present` [ntc-templates]."""
     if model.port_number(name) not in session.state.cabled_ports:
@@ -292,7 +305,7 @@ def _type(session: EOSSession, name: str) -> str:
     return "40GBASE-CR4" if speed == "40G" else "100GBASE-CR4"
 
 
-def status_rows(session: EOSSession) -> list[dict[str, Any]]:
+def status_rows(session: ShowSession) -> list[dict[str, Any]]:
     """One row per interface of `show interfaces status`, in EOS's order."""
     config = session.state.running
     rows = []
@@ -326,7 +339,7 @@ def _bps(speed: str) -> int:
     return int(match.group(1)) * 1_000_000_000 if match else 0
 
 
-def _members(session: EOSSession, number: str) -> list[str]:
+def _members(session: ShowSession, number: str) -> list[str]:
     config = session.state.running
     return sorted(
         (n for n, s in config["interfaces"].items() if (s["channel_group"] or [None])[0] == number),
@@ -334,7 +347,7 @@ def _members(session: EOSSession, number: str) -> list[str]:
     )
 
 
-def interfaces_status(session: EOSSession) -> str:
+def interfaces_status(session: ShowSession) -> str:
     """`show interfaces status` [ntc-templates]; the Name column widens to the longest
     description (a public capture, repository unidentified)."""
     rows = status_rows(session)
@@ -357,7 +370,7 @@ def interfaces_status(session: EOSSession) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 
-def interfaces_status_json(session: EOSSession) -> dict[str, Any]:
+def interfaces_status_json(session: ShowSession) -> dict[str, Any]:
     """eAPI shape (`interfaceStatuses`) as anta's test data shows it [anta]."""
     statuses = {}
     for row in status_rows(session):
@@ -392,7 +405,7 @@ def _colon(mac: str) -> str:
     return ":".join(raw[i : i + 2] for i in range(0, 12, 2))
 
 
-def interface_facts(session: EOSSession) -> list[dict[str, Any]]:
+def interface_facts(session: ShowSession) -> list[dict[str, Any]]:
     """What `show interfaces` reports for each interface (text and JSON share it)."""
     config = session.state.running
     facts = []
@@ -412,7 +425,7 @@ def interface_facts(session: EOSSession) -> list[dict[str, Any]]:
     return facts
 
 
-def interfaces_text(session: EOSSession) -> str:
+def interfaces_text(session: ShowSession) -> str:
     """`show interfaces` (lines ntc-templates' arista_eos_show_interfaces reads)."""
     out: list[str] = []
     for fact in interface_facts(session):
@@ -438,7 +451,7 @@ def interfaces_text(session: EOSSession) -> str:
     return "\n".join(out)
 
 
-def interfaces_json(session: EOSSession) -> dict[str, Any]:
+def interfaces_json(session: ShowSession) -> dict[str, Any]:
     """`show interfaces | json`: the keys eos_facts reads [arista.eos, napalm test data]."""
     interfaces = {}
     for fact in interface_facts(session):
@@ -470,7 +483,7 @@ def interfaces_json(session: EOSSession) -> dict[str, Any]:
 # ---- the other show commands ------------------------------------------------------------
 
 
-def version_text(session: EOSSession) -> str:
+def version_text(session: ShowSession) -> str:
     """`show version` (the lines ntc-templates' arista_eos_show_version reads)."""
     return "\n".join([
         f"Arista {model.MODEL}",
@@ -489,7 +502,7 @@ def version_text(session: EOSSession) -> str:
     ])  # fmt: skip
 
 
-def version_json(session: EOSSession) -> dict[str, Any]:
+def version_json(session: ShowSession) -> dict[str, Any]:
     """`show version | json` [arista.eos: `version`, `modelName`, `serialNumber`,
     `memTotal`, `memFree`; the other keys as in napalm's and anta's real samples]."""
     return {
@@ -513,17 +526,17 @@ def version_json(session: EOSSession) -> dict[str, Any]:
     }
 
 
-def hostname_text(session: EOSSession) -> str:
+def hostname_text(session: ShowSession) -> str:
     host = session.state.running["hostname"]
     return f"Hostname: {host}\nFQDN:     {host}"
 
 
-def hostname_json(session: EOSSession) -> dict[str, Any]:
+def hostname_json(session: ShowSession) -> dict[str, Any]:
     host = session.state.running["hostname"]
     return {"hostname": host, "fqdn": host}  # [arista.eos, napalm]
 
 
-def lldp_text(session: EOSSession) -> str:
+def lldp_text(session: ShowSession) -> str:
     """`show lldp neighbors` [ta367 capture]; the table is empty (no LLDP peers)."""
     return "\n".join([
         "Last table change time   : never",
@@ -537,7 +550,7 @@ def lldp_text(session: EOSSession) -> str:
     ])  # fmt: skip
 
 
-def lldp_json(session: EOSSession) -> dict[str, Any]:
+def lldp_json(session: ShowSession) -> dict[str, Any]:
     return {
         "tablesLastChangeTime": 0.0,
         "tablesAgeOuts": 0,
@@ -575,7 +588,7 @@ def _ids(text: str) -> set[int]:
     return ids
 
 
-def vlan_rows(session: EOSSession) -> list[dict[str, Any]]:
+def vlan_rows(session: ShowSession) -> list[dict[str, Any]]:
     config = session.state.running
     members = _vlan_members(config)
     rows = []
@@ -588,14 +601,14 @@ def vlan_rows(session: EOSSession) -> list[dict[str, Any]]:
     return rows
 
 
-def _forwarding(session: EOSSession, name: str) -> bool:
+def _forwarding(session: ShowSession, name: str) -> bool:
     """`show vlan` lists only ports that are up (connected)."""
     if name.startswith("Port-Channel"):
         return any(link(session, m) == "connected" for m in _members(session, name[12:]))
     return link(session, name) == "connected"
 
 
-def vlan_text(session: EOSSession) -> str:
+def vlan_text(session: ShowSession) -> str:
     """`show vlan` (the columns ntc-templates' arista_eos_show_vlan reads; names of
     unnamed VLANs `VLAN0010` as EOS makes them, **inferred**)."""
     lines = [
@@ -608,7 +621,7 @@ def vlan_text(session: EOSSession) -> str:
     return "\n".join(lines)
 
 
-def vlan_json(session: EOSSession) -> dict[str, Any]:
+def vlan_json(session: ShowSession) -> dict[str, Any]:
     return {
         "sourceDetail": "",
         "vlans": {
@@ -623,13 +636,11 @@ def vlan_json(session: EOSSession) -> dict[str, Any]:
     }
 
 
-def _long(session: EOSSession, shorts: list[str]) -> list[str]:
-    from .eos import canonical_interface
-
-    return [canonical_interface(s) or s for s in shorts]
+def _long(session: ShowSession, shorts: list[str]) -> list[str]:
+    return [model.canonical_interface(s) or s for s in shorts]
 
 
-def port_channel_summary(session: EOSSession) -> str:
+def port_channel_summary(session: ShowSession) -> str:
     """`show port-channel summary` (flags legend, then `Po10(U) LACP(a) Et31/1(PG+)`;
     the layout ntc-templates' arista_eos_show_port-channel_summary reads)."""
     config = session.state.running
@@ -662,14 +673,14 @@ def port_channel_summary(session: EOSSession) -> str:
     return "\n".join(lines)
 
 
-def bash(session: EOSSession, words: list[str]) -> str:
+def bash(session: ShowSession, words: list[str]) -> str:
     """Only what arista.eos runs: `bash timeout 5 cat /mnt/flash/boot-config` [arista.eos]."""
     if words[1:2] == ["timeout"] and words[3:] == ["cat", "/mnt/flash/boot-config"]:
         return f"SWI={model.IMAGE}"
     raise CommandError(f"% Invalid input (at token 1: '{words[1] if len(words) > 1 else ''}')")
 
 
-def dir_all_filesystems(session: EOSSession, words: list[str]) -> str:
+def dir_all_filesystems(session: ShowSession, words: list[str]) -> str:
     """`dir all-filesystems` [arista.eos; real text of vEOS 4.27.3F in github
     emilarista/tieto-borderlab, commands/P1/report.md]."""
     if words[1:] not in ([], ["all-filesystems"], ["flash:"]):
@@ -694,7 +705,7 @@ def dir_all_filesystems(session: EOSSession, words: list[str]) -> str:
     ])  # fmt: skip
 
 
-TEXT: dict[str, Callable[[EOSSession], str]] = {
+TEXT: dict[str, Callable[[ShowSession], str]] = {
     "version": version_text,
     "hostname": hostname_text,
     "interfaces": interfaces_text,
@@ -703,7 +714,7 @@ TEXT: dict[str, Callable[[EOSSession], str]] = {
     "vlan": vlan_text,
     "port-channel summary": port_channel_summary,
 }
-JSON: dict[str, Callable[[EOSSession], Any]] = {
+JSON: dict[str, Callable[[ShowSession], Any]] = {
     "version": version_json,
     "hostname": hostname_json,
     "interfaces": interfaces_json,

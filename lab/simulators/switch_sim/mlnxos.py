@@ -42,6 +42,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from . import cli
+from .cli import ARG, END, CommandError, KeywordErrors
 from .state import SessionEnd, SwitchState
 
 RELEASE = "3.9.0606"  # the seed's QM8700 product release (seed 002, Table 2)
@@ -86,10 +88,6 @@ DEFAULT_HOSTNAME = "switch"  # [MLNX-OS manual]; units append MAC digits [SX6036
 HOSTNAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,62}")  # rules unverified
 
 
-class CommandError(Exception):
-    """Printed as the device's error line; the command changes nothing."""
-
-
 def unrecognized(word: str) -> CommandError:
     """`% Unrecognized command "transceiver".`: the first word the CLI cannot place, in
     quotes (MLNX-OS 3.6.8012 on an SX6036, 3rd-party report, code search
@@ -104,6 +102,14 @@ def ambiguous(word: str) -> CommandError:
 def no_such_interface(name: str) -> CommandError:
     # a port that does not exist, or that a split renamed: wording unverified
     return CommandError(f"% Interface ib {name} does not exist.")
+
+
+# MLNX-OS names the word it cannot place in its keyword errors
+KEYWORD_ERRORS = KeywordErrors(
+    ambiguous=ambiguous,
+    unknown=unrecognized,
+    incomplete=lambda: CommandError(ERR_INCOMPLETE),
+)
 
 
 # ---- factory state and port names ------------------------------------------------------
@@ -255,9 +261,6 @@ def version_json() -> str:
 
 # ---- grammar -----------------------------------------------------------------------------
 
-ARG = "<arg>"  # the rest of the line is the handler's
-END = "<end>"  # the command may end here
-
 
 def merge(*grammars: dict[str, Any]) -> dict[str, Any]:
     """Deep union of keyword trees: Config mode also runs the Enable commands [SX6036 notes:
@@ -325,30 +328,12 @@ INTERFACE_GRAMMAR = merge(CONFIG_GRAMMAR, INTERFACE_ONLY)
 
 def parse(words: list[str], grammar: dict[str, Any]) -> tuple[tuple[str, ...], list[str]]:
     """Expand unique keyword prefixes; return (keywords, the rest for the handler)."""
-    node, path = grammar, []
-    for index, word in enumerate(words):
-        keys = [k for k in node if k not in (ARG, END)]
-        matches = [word] if word in keys else [k for k in keys if k.startswith(word.lower())]
-        if len(matches) == 1:
-            path.append(matches[0])
-            node = node[matches[0]]
-            continue
-        if ARG in node:
-            return tuple(path), words[index:]
-        raise ambiguous(word) if matches else unrecognized(word)
-    if END not in node:
-        raise CommandError(ERR_INCOMPLETE)
-    return tuple(path), []
+    return cli.parse(words, grammar, KEYWORD_ERRORS)
 
 
 def keyword(word: str, choices: tuple[str, ...]) -> str:
     """One argument keyword, abbreviated or not."""
-    matches = [c for c in choices if c.startswith(word.lower())]
-    if word in choices:
-        return word
-    if len(matches) != 1:
-        raise ambiguous(word) if matches else unrecognized(word)
-    return matches[0]
+    return cli.keyword(word, choices, KEYWORD_ERRORS)
 
 
 # ---- the session -------------------------------------------------------------------------

@@ -32,6 +32,8 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from typing import Any
 
+from . import cli
+from .cli import ARG, END, CommandError, KeywordErrors, completions
 from .state import SessionEnd, SwitchState
 
 VERSION = "10.5.1.3"  # a 10.5 release with `interface breakout` (grantcurell/projects)
@@ -68,9 +70,12 @@ ERR_AMBIGUOUS = "% Error: Ambiguous command."  # unverified (User Guide: ambiguo
 
 DEFAULT_HOSTNAME = "OS10"
 
-
-class CommandError(Exception):
-    """Printed as the device's error line; the command changes nothing."""
+# OS10 names no word in its keyword errors
+KEYWORD_ERRORS = KeywordErrors(
+    ambiguous=lambda word: CommandError(ERR_AMBIGUOUS),
+    unknown=lambda word: CommandError(ERR_UNRECOGNIZED),
+    incomplete=lambda: CommandError(ERR_INCOMPLETE),
+)
 
 
 # ---- factory state ------------------------------------------------------------------------
@@ -187,9 +192,6 @@ def _render_interface(name: str, settings: dict[str, Any]) -> list[str]:
 
 # ---- the command grammar --------------------------------------------------------------------
 
-ARG = "<arg>"  # the rest of the line is the handler's to parse
-END = "<end>"  # the command may end here
-
 EXEC_GRAMMAR: dict[str, Any] = {
     "configure": {"terminal": {END: True}},
     "show": {
@@ -252,20 +254,7 @@ def parse(words: list[str], grammar: dict[str, Any]) -> tuple[tuple[str, ...], l
     OS10 completes unique prefixes (User Guide, "CLI Basics": `conf t`); a prefix that
     fits several keywords, a missing keyword and an unknown one are errors.
     """
-    node, path = grammar, []
-    for index, word in enumerate(words):
-        keys = [k for k in node if k not in (ARG, END)]
-        matches = [word] if word in keys else [k for k in keys if k.startswith(word.lower())]
-        if len(matches) == 1:
-            path.append(matches[0])
-            node = node[matches[0]]
-            continue
-        if ARG in node:
-            return tuple(path), words[index:]
-        raise CommandError(ERR_AMBIGUOUS if matches else ERR_UNRECOGNIZED)
-    if END not in node:
-        raise CommandError(ERR_INCOMPLETE)
-    return tuple(path), []
+    return cli.parse(words, grammar, KEYWORD_ERRORS)
 
 
 def interface_name(text: str) -> str:
@@ -273,7 +262,7 @@ def interface_name(text: str) -> str:
     match = re.fullmatch(r"([A-Za-z-]+)\s*([\d/:]+)", text.strip())
     if not match:
         raise CommandError(ERR_INCOMPLETE if not text.strip() else ERR_UNRECOGNIZED)
-    kinds = [k for k in INTERFACE_KINDS if k.startswith(match.group(1).lower())]
+    kinds = completions(match.group(1), INTERFACE_KINDS)
     if len(kinds) != 1:
         raise CommandError(ERR_UNRECOGNIZED)
     return f"{kinds[0]}{match.group(2)}"
@@ -380,7 +369,7 @@ class OS10Session:
             words = part.split(None, 1)
             if not words:
                 raise CommandError(ERR_INCOMPLETE)
-            names = [p for p in PIPES if p.startswith(words[0])]
+            names = completions(words[0], PIPES, fold_case=False)
             if len(names) != 1:
                 raise CommandError(ERR_UNRECOGNIZED)
             pattern = words[1].strip().strip('"') if len(words) > 1 else ""
@@ -733,7 +722,7 @@ class OS10Session:
             raise CommandError(ERR_UNRECOGNIZED)
         if len(args) < 3:
             raise CommandError(ERR_INCOMPLETE)
-        modes = [m for m in BREAKOUT_MODES if m.startswith(args[2])]
+        modes = completions(args[2], BREAKOUT_MODES, fold_case=False)
         if len(modes) != 1 or len(args) > 3:
             raise CommandError(ERR_UNRECOGNIZED)
         return port, modes[0]

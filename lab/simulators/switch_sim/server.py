@@ -18,24 +18,69 @@ import re
 import socket
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import paramiko
 
 from .state import SessionEnd, SwitchState
 
+
+class Session(Protocol):
+    """One CLI session of a device model, as the shell below drives it.
+
+    The platform's session class is called with the switch's state (SessionFactory) once
+    per SSH connection, and once for the first-boot lines (apply_initial_config). Besides
+    these members, the server looks up the hooks of OptionalSessionHooks by name, with a
+    default for a model that has none.
+    """
+
+    @property
+    def in_config(self) -> bool:
+        """Whether the session is in a configuration mode, read before each line runs: on
+        a model without counts_as_config, a line typed there that is not answered with a
+        `%` error counts for the fault drop_after_config_commands."""
+
+    def prompt(self) -> str:
+        """The prompt to print: after connecting and after each line's output."""
+
+    def execute(self, line: str) -> str:
+        """Run one line as typed (without its line ending); return what the device prints,
+        its errors included. Raises SessionEnd when the user logs out."""
+
+
+class OptionalSessionHooks(Protocol):
+    """What a session may also have; server.py reads each with getattr or hasattr."""
+
+    @property
+    def echo(self) -> bool:
+        """False while the typed characters must not be echoed (a password); default True."""
+
+    @property
+    def REJECTED(self) -> str:
+        """The error line the device prints for a command refused by the fault
+        reject_commands; default `% Invalid input`."""
+
+    def login(self, username: str, password: str = "") -> None:
+        """Called once after an SSH login, with the account that logged in, for models whose
+        landing mode or sudo depend on it."""
+
+    def refused(self, output: str) -> bool:
+        """Whether a line's output is a refusal, for models without a configuration mode
+        whose errors do not start with `%`: the first-boot lines are then typed at the
+        shell instead of in `configure terminal`."""
+
+    def counts_as_config(self, line: str, output: str) -> bool:
+        """Whether an accepted line counts for the fault drop_after_config_commands, on
+        models that have no configuration mode (in_config is then not used for it)."""
+
+
+SessionFactory = Callable[[SwitchState], Session]  # a platform's session class
+
 # platform -> (module, session class). Each module has `factory(hostname) -> dict` (the
-# configuration out of the box) and DEFAULT_HOSTNAME; its session class has
-# `platform`, `prompt()`, `execute(line) -> str`, `in_config`, an optional `echo`
-# (False while a password is typed), an optional `login(username, password)` (the
-# account that logged in, for models whose landing mode or sudo depend on it), an optional
-# REJECTED (the error line the device prints for a refused command), an optional
-# `refused(output) -> bool` (for models without a configuration mode, whose errors do
-# not start with `%`: the first-boot lines are then typed at the shell), an optional
-# `counts_as_config(line, output) -> bool` (which lines count for the fault
-# drop_after_config_commands, on devices that have no configuration mode); it raises
-# SessionEnd when the user logs out.
+# configuration out of the box) and DEFAULT_HOSTNAME; its session class is a
+# SessionFactory (and also names its `platform`, which the server does not read).
 PLATFORMS = {
     "os10": ("os10", "OS10Session"),
     "eos": ("eos", "EOSSession"),
@@ -44,7 +89,7 @@ PLATFORMS = {
 }
 
 
-def platform_model(platform: str) -> tuple[Any, Any]:
+def platform_model(platform: str) -> tuple[SessionFactory, Any]:
     """(session class, module) of one platform."""
     module_name, class_name = PLATFORMS[platform]
     module = importlib.import_module(f"{__package__}.{module_name}")
@@ -95,7 +140,7 @@ class Switch:
         initial_config_path: str | None = None,
     ):
         session_cls, module = platform_model(platform)
-        self.session_cls = session_cls
+        self.session_cls: SessionFactory = session_cls
         self.state = SwitchState(state_path, module.factory(hostname))
         self.state.cabled_ports = read_cabling(cabling_path)
         if initial_config_path and not Path(state_path).exists():
@@ -157,7 +202,7 @@ class Switch:
 class Shell:
     """The interactive CLI on one channel."""
 
-    def __init__(self, channel: Any, session: Any, faults: dict[str, Any]):
+    def __init__(self, channel: Any, session: Session, faults: dict[str, Any]):
         self.channel = channel
         self.session = session
         self.delay = float(faults.get("delay_seconds", 0))
@@ -251,7 +296,7 @@ def read_cabling(path: str | None) -> frozenset[int]:
     return frozenset(ports)
 
 
-def apply_initial_config(state: SwitchState, session_cls: Any, path: Path) -> None:
+def apply_initial_config(state: SwitchState, session_cls: SessionFactory, path: Path) -> None:
     """Type the lines of `path` in configuration mode at the console and save them to
     startup: the switch's first boot, before anyone reaches it over SSH."""
     session = session_cls(state)
