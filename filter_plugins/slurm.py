@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 import secrets
 import string
 from collections.abc import Mapping, Sequence
@@ -143,6 +144,74 @@ def slurm_partition_nodes(partition: Mapping[str, Any], nodes: Sequence[str]) ->
     return "ALL" if nodes else ""
 
 
+def _hostlist(expression: str) -> list[str]:
+    """The names of a Slurm host list (`node[01-03,7],gpu1`; several bracket groups in one
+    name multiply out), as slurm.conf(5) writes them; a malformed one raises ValueError."""
+    names: list[str] = []
+    for part in re.split(r",(?![^\[]*\])", expression):
+        if not part:
+            raise ValueError(f"an empty name in {expression!r}")
+        expanded = [""]
+        for literal, ranges in re.findall(r"([^\[\]]*)(?:\[([^\]]*)\])?", part):
+            if "[" in literal or "]" in literal:
+                raise ValueError(f"unbalanced brackets in {part!r}")
+            numbers = [""]
+            if ranges:
+                numbers = []
+                for item in ranges.split(","):
+                    low, _, high = item.partition("-")
+                    if not low.isdigit() or (high and not high.isdigit()):
+                        raise ValueError(f"{item!r} in {part!r} is not a number or a range")
+                    width = len(low)
+                    numbers += [str(n).zfill(width) for n in range(int(low), int(high or low) + 1)]
+            expanded = [head + literal + number for head in expanded for number in numbers]
+        if part.count("[") != part.count("]"):
+            raise ValueError(f"unbalanced brackets in {part!r}")
+        names += expanded
+    return names
+
+
+def slurm_partition_problems(
+    partitions: Sequence[Mapping[str, Any]] | None, nodes: Sequence[str]
+) -> list[str]:
+    """What slurmctld would refuse or read otherwise than meant in slurm_partitions: a name
+    given twice, more than one default partition (only one can take the jobs that name
+    none), and a node a partition names that is not one of `nodes`, the GPU servers that
+    slurm.conf declares (named after their inventory hosts). `ALL` names every node."""
+    problems: list[str] = []
+    names = [str(p.get("name", "")) for p in partitions or []]
+    for name in sorted({n for n in names if names.count(n) > 1}):
+        problems.append(f"slurm_partitions: partition {name} is listed twice")
+    defaults = [str(p.get("name")) for p in partitions or [] if _true(p.get("default"))]
+    if len(defaults) > 1:
+        problems.append(
+            f"slurm_partitions: {len(defaults)} partitions are the default ({', '.join(defaults)});"
+            " at most one takes the jobs that name no partition"
+        )
+    for partition in partitions or []:
+        given = partition.get("nodes")
+        if not given or given == "ALL":
+            continue
+        try:
+            named = [n for item in (given if isinstance(given, list) else [given])
+                     for n in _hostlist(str(item))]  # fmt: skip
+        except ValueError as err:
+            problems.append(f"slurm_partitions: partition {partition.get('name')}: {err}")
+            continue
+        unknown = [n for n in named if n not in nodes]
+        if unknown:
+            problems.append(
+                f"slurm_partitions: partition {partition.get('name')} names"
+                f" {', '.join(unknown)}, not a GPU server of this inventory"
+                f" (the compute group: {', '.join(nodes) or 'none'})"
+            )
+    return problems
+
+
+def _true(value: Any) -> bool:
+    return str(value).strip().lower() in ("1", "true", "yes", "on")
+
+
 class FilterModule:
     """Slurm filters for roles/slurm."""
 
@@ -155,5 +224,6 @@ class FilterModule:
             "slurm_conf_line": slurm_conf_line,
             "slurm_node_problems": slurm_node_problems,
             "slurm_partition_nodes": slurm_partition_nodes,
+            "slurm_partition_problems": slurm_partition_problems,
             "slurm_def_mem_per_cpu": slurm_def_mem_per_cpu,
         }

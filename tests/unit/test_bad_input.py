@@ -536,6 +536,13 @@ PREFLIGHT_CASES = [
         " the home (relative, no ..)",
     ),
     (
+        "slurm_partition_names_a_missing_node",
+        {"head": {"head-1": {"cluster_data_address": "172.16.1.100"}}},
+        {"slurm_partitions": [{"name": "gpu", "default": True, "nodes": "gpu-[1-2]"}]},
+        "slurm_partitions: partition gpu names gpu-2, not a GPU server of this inventory"
+        " (the compute group: gpu-1)",
+    ),
+    (
         "portal_no_cores_per_gpu",
         {},
         {"jupyterhub_cpus_per_gpu": 0},

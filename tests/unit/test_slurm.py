@@ -127,3 +127,57 @@ def test_a_gpu_count_names_that_many_device_files_whatever_the_host_shows():
     assert slurm.slurm_gres_files(["/dev/nvidia0"], [], 2) == ["/dev/nvidia0", "/dev/nvidia1"]
     assert slurm.slurm_gres_files(["/dev/nvidia0"], ["0000:3b:00.0"], 0) == []
     assert slurm.slurm_gres_files(["/dev/nvidia5"], [], "auto") == ["/dev/nvidia5"]
+
+
+# ---- slurm_partitions, checked before anything is touched ---------------------------------
+
+GPU_SERVERS = ["c4140-01", "c4140-02", "c4140-03", "c4140-04"]
+
+
+def test_the_papers_partitions_pass():
+    partitions = [
+        {"name": "hipri", "default": True, "max_time": "12:00:00"},
+        {"name": "sxm2", "nodes": "c4140-[01-04]"},
+        {"name": "iq", "nodes": ["c4140-01", "c4140-02"]},
+        {"name": "requestq", "nodes": "ALL"},
+    ]
+    assert slurm.slurm_partition_problems(partitions, GPU_SERVERS) == []
+
+
+def test_a_partition_naming_a_node_that_is_not_a_gpu_server_is_named():
+    partitions = [{"name": "sxm2", "nodes": "c4140-[03-05],login1"}]
+    assert slurm.slurm_partition_problems(partitions, GPU_SERVERS) == [
+        "slurm_partitions: partition sxm2 names c4140-05, login1, not a GPU server of this"
+        " inventory (the compute group: c4140-01, c4140-02, c4140-03, c4140-04)"
+    ]
+
+
+def test_two_defaults_and_a_name_twice_are_named():
+    partitions = [
+        {"name": "hipri", "default": True},
+        {"name": "sxm2", "default": "yes"},
+        {"name": "hipri"},
+    ]
+    assert slurm.slurm_partition_problems(partitions, GPU_SERVERS) == [
+        "slurm_partitions: partition hipri is listed twice",
+        "slurm_partitions: 2 partitions are the default (hipri, sxm2); at most one takes the"
+        " jobs that name no partition",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("nodes", "says"),
+    [
+        ("c4140-[01-02", "unbalanced brackets in 'c4140-[01-02'"),
+        ("c4140-01,,c4140-02", "an empty name in 'c4140-01,,c4140-02'"),
+        ("c4140-[a-b]", "'a-b' in 'c4140-[a-b]' is not a number or a range"),
+    ],
+)
+def test_a_host_list_slurm_cannot_read_is_named(nodes, says):
+    problems = slurm.slurm_partition_problems([{"name": "gpu", "nodes": nodes}], GPU_SERVERS)
+    assert problems == [f"slurm_partitions: partition gpu: {says}"]
+
+
+def test_host_lists_expand_as_slurm_writes_them():
+    assert slurm._hostlist("n[01-03,7],gpu1") == ["n01", "n02", "n03", "n7", "gpu1"]
+    assert slurm._hostlist("r[1-2]-n[1-2]") == ["r1-n1", "r1-n2", "r2-n1", "r2-n2"]
