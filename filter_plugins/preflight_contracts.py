@@ -317,8 +317,70 @@ def role_contract_problems(
     return [f"{', '.join(hosts)}: {problem}" for problem, hosts in found.items()]
 
 
+# Who listens where on the head node: (role, variable) of each TCP port a role opens
+# there, the default read from the role's argument specs; and the ports of the services
+# the roles run without a variable (sshd: the port Ansible reaches the host on;
+# nfs_share: rpcbind and the NFS server; jupyterhub: its proxy's API, vars/main.yml).
+LISTENERS = [
+    ("jupyterhub", "jupyterhub_port", "the portal"),
+    ("jupyterhub", "jupyterhub_hub_port", "the hub's API"),
+    ("slurm", "slurm_controller_port", "slurmctld"),
+]
+FIXED_LISTENERS = [
+    ("nfs_share", 111, "rpcbind"),
+    ("nfs_share", 2049, "the NFS server"),
+]
+
+
+def _listener_default(root: Path, role: str, name: str) -> Any:
+    if name.startswith("_"):
+        return (_yaml(root / "roles" / role / "vars" / "main.yml") or {}).get(name)
+    return _contract(root, role).get(name, {}).get("default")
+
+
+def listener_problems(
+    groups: Mapping[str, Sequence[str]], hostvars: Mapping[str, Any], root: str
+) -> list[str]:
+    """Two services set to listen on one port of one host (the portal, the hub's API,
+    slurmctld, the proxy's API, sshd, rpcbind, NFS): the second would fail to bind after
+    the first layers had changed the host. These services run on the head node (the
+    roles run on the GPU servers too, as clients), so its hosts are the ones checked."""
+    base = Path(root)
+    head = set(groups.get("head", []))
+    where = {
+        role: [host for host in hosts if host in head]
+        for role, hosts in role_hosts(root, groups).items()
+    }
+    listeners = [*LISTENERS, ("jupyterhub", "_jupyterhub_proxy_api_port", "the proxy's API")]
+    taken: dict[str, dict[int, list[str]]] = {}
+    for role, name, what in listeners:
+        for host in where.get(role, []):
+            value = hostvars[host].get(name) if not name.startswith("_") else None
+            value = _listener_default(base, role, name) if value is None else value
+            if str(value).isdigit():
+                label = what if name.startswith("_") else f"{what} ({name})"
+                taken.setdefault(host, {}).setdefault(int(value), []).append(label)
+    for host, ports in taken.items():
+        sshd = hostvars[host].get("ansible_port") or 22
+        if str(sshd).isdigit():
+            ports.setdefault(int(sshd), []).append("sshd")
+    for role, port, what in FIXED_LISTENERS:
+        for host in where.get(role, []):
+            if host in taken:
+                taken[host].setdefault(port, []).append(what)
+    return [
+        f"{host}: port {port} is set for {' and '.join(users)}; each needs its own"
+        for host, ports in taken.items()
+        for port, users in sorted(ports.items())
+        if len(users) > 1
+    ]
+
+
 class FilterModule:
     """Role contracts checked across the site, before any play changes anything."""
 
     def filters(self) -> dict[str, Any]:
-        return {"role_contract_problems": role_contract_problems}
+        return {
+            "role_contract_problems": role_contract_problems,
+            "listener_problems": listener_problems,
+        }

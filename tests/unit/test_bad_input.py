@@ -543,6 +543,13 @@ PREFLIGHT_CASES = [
         " (the compute group: gpu-1)",
     ),
     (
+        "portal_on_slurmctlds_port",
+        {"head": {"head-1": {"cluster_data_address": "172.16.1.100"}}},
+        {"jupyterhub_port": 6817},
+        "head-1: port 6817 is set for the portal (jupyterhub_port) and slurmctld"
+        " (slurm_controller_port); each needs its own",
+    ),
+    (
         "portal_no_cores_per_gpu",
         {},
         {"jupyterhub_cpus_per_gpu": 0},

@@ -145,3 +145,35 @@ def test_the_example_sites_policies_fit_the_onefs_tiering_contract():
     )
     for name in ("onefs_tiering_tiers", "onefs_tiering_policies", "onefs_tiering_exports"):
         assert contracts.check_value(defaults[name], options[name], name) == []
+
+
+GROUPS = {"head": ["head-1"], "compute": ["gpu-1"], "isilon": [], "switches": []}
+
+
+def test_the_head_nodes_services_on_their_default_ports_pass():
+    hostvars = {"head-1": {}, "gpu-1": {}}
+    assert contracts.listener_problems(GROUPS, hostvars, str(ROOT)) == []
+
+
+def test_two_services_on_one_port_of_the_head_node_are_named():
+    hostvars = {"head-1": {"jupyterhub_port": 6817, "jupyterhub_hub_port": 22}, "gpu-1": {}}
+    assert contracts.listener_problems(GROUPS, hostvars, str(ROOT)) == [
+        "head-1: port 22 is set for the hub's API (jupyterhub_hub_port) and sshd; each needs"
+        " its own",
+        "head-1: port 6817 is set for the portal (jupyterhub_port) and slurmctld"
+        " (slurm_controller_port); each needs its own",
+    ]
+
+
+def test_fixed_ports_and_the_ssh_port_ansible_uses_count():
+    hostvars = {"head-1": {"jupyterhub_port": 2049, "ansible_port": 8001}, "gpu-1": {}}
+    assert contracts.listener_problems(GROUPS, hostvars, str(ROOT)) == [
+        "head-1: port 2049 is set for the portal (jupyterhub_port) and the NFS server; each"
+        " needs its own",
+        "head-1: port 8001 is set for the proxy's API and sshd; each needs its own",
+    ]
+
+
+def test_the_gpu_servers_are_not_checked_for_the_head_nodes_services():
+    hostvars = {"head-1": {}, "gpu-1": {"jupyterhub_port": 6817}}
+    assert contracts.listener_problems(GROUPS, hostvars, str(ROOT)) == []
