@@ -57,12 +57,14 @@ def hosts_without_gpus(hosts: Sequence[str], hostvars: Mapping[str, Any]) -> lis
     """The hosts on which no NVIDIA GPU was found (fact `nvidia_gpu_pci_addresses` empty).
 
     The fact comes from the `cluster_host` module, which the cluster_host role runs on every
-    server; a host it has not scanned is not listed: nothing is known about it.
+    server; a host it has not scanned in this run (no `cluster_host_read`: outside --limit,
+    unreachable) is not listed, whatever the fact cache remembers of an earlier run.
     """
     found = [
         str(host)
         for host in hosts
-        if isinstance(
+        if hostvars[host].get("cluster_host_read") is not None
+        and isinstance(
             (hostvars[host].get("ansible_facts") or {}).get("nvidia_gpu_pci_addresses"), list
         )
     ]

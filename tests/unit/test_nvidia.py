@@ -81,10 +81,13 @@ def test_no_gpu_listed_is_a_problem():
 
 
 def test_hosts_without_gpus_are_those_scanned_with_none_found():
+    read = {"cluster_host_read": {"rc": 0}}  # the cluster_host role's read, this run
     hostvars = {
-        "a": {"ansible_facts": {"nvidia_gpu_pci_addresses": []}},
-        "b": {"ansible_facts": {"nvidia_gpu_pci_addresses": ["0000:3b:00.0"]}},
-        "c": {"ansible_facts": {}},
+        "a": {**read, "ansible_facts": {"nvidia_gpu_pci_addresses": []}},
+        "b": {**read, "ansible_facts": {"nvidia_gpu_pci_addresses": ["0000:3b:00.0"]}},
+        "c": {**read, "ansible_facts": {}},
         "d": {},
+        # no GPU in the fact cache from an earlier run, but not read in this one
+        "e": {"ansible_facts": {"nvidia_gpu_pci_addresses": []}},
     }
-    assert nvidia.hosts_without_gpus(["a", "b", "c", "d"], hostvars) == ["a"]
+    assert nvidia.hosts_without_gpus(["a", "b", "c", "d", "e"], hostvars) == ["a"]
