@@ -318,12 +318,14 @@ def role_contract_problems(
 
 
 # Who listens where on the head node: (role, variable) of each TCP port a role opens
-# there, the default read from the role's argument specs; and the ports of the services
-# the roles run without a variable (sshd: the port Ansible reaches the host on;
-# nfs_share: rpcbind and the NFS server; jupyterhub: its proxy's API, vars/main.yml).
+# there, the default read from the role's argument specs (a private variable, fixed by
+# the role: from its vars/main.yml); the ports of the services the roles run without a
+# variable (nfs_share: rpcbind and the NFS server); and sshd, on the port Ansible
+# reaches the host on.
 LISTENERS = [
     ("jupyterhub", "jupyterhub_port", "the portal"),
     ("jupyterhub", "jupyterhub_hub_port", "the hub's API"),
+    ("jupyterhub", "_jupyterhub_proxy_api_port", "the proxy's API"),
     ("slurm", "slurm_controller_port", "slurmctld"),
 ]
 FIXED_LISTENERS = [
@@ -346,34 +348,35 @@ def listener_problems(
     the first layers had changed the host. These services run on the head node (the
     roles run on the GPU servers too, as clients), so its hosts are the ones checked."""
     base = Path(root)
-    head = set(groups.get("head", []))
-    where = {
-        role: [host for host in hosts if host in head]
-        for role, hosts in role_hosts(root, groups).items()
-    }
-    listeners = [*LISTENERS, ("jupyterhub", "_jupyterhub_proxy_api_port", "the proxy's API")]
-    taken: dict[str, dict[int, list[str]]] = {}
-    for role, name, what in listeners:
-        for host in where.get(role, []):
-            value = hostvars[host].get(name) if not name.startswith("_") else None
-            value = _listener_default(base, role, name) if value is None else value
+    where = role_hosts(root, groups)
+    problems = []
+    for host in groups.get("head", []):
+        host_vars = hostvars[host]  # works out all of the host's variables: asked once
+        ports: dict[int, list[str]] = {}
+
+        def listens(value: Any, label: str, ports: dict[int, list[str]] = ports) -> None:
             if str(value).isdigit():
-                label = what if name.startswith("_") else f"{what} ({name})"
-                taken.setdefault(host, {}).setdefault(int(value), []).append(label)
-    for host, ports in taken.items():
-        sshd = hostvars[host].get("ansible_port") or 22
-        if str(sshd).isdigit():
-            ports.setdefault(int(sshd), []).append("sshd")
-    for role, port, what in FIXED_LISTENERS:
-        for host in where.get(role, []):
-            if host in taken:
-                taken[host].setdefault(port, []).append(what)
-    return [
-        f"{host}: port {port} is set for {' and '.join(users)}; each needs its own"
-        for host, ports in taken.items()
-        for port, users in sorted(ports.items())
-        if len(users) > 1
-    ]
+                ports.setdefault(int(value), []).append(label)
+
+        for role, name, what in LISTENERS:
+            if host not in where.get(role, []):
+                continue
+            if name.startswith("_"):
+                listens(_listener_default(base, role, name), what)
+                continue
+            own = host_vars.get(name)
+            listens(_listener_default(base, role, name) if own is None else own, f"{what} ({name})")
+        if ports:
+            listens(host_vars.get("ansible_port") or 22, "sshd")
+        for role, port, what in FIXED_LISTENERS:
+            if ports and host in where.get(role, []):
+                listens(port, what)
+        problems += [
+            f"{host}: port {port} is set for {' and '.join(users)}; each needs its own"
+            for port, users in sorted(ports.items())
+            if len(users) > 1
+        ]
+    return problems
 
 
 class FilterModule:
