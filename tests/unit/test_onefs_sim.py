@@ -587,3 +587,26 @@ def test_isi_views_pauses_and_cancels_a_running_job_and_names_an_unknown_one(
         assert isi.main(["job", "jobs", *words], cluster.store, str(cluster.ifs)) == 1
     errors = capsys.readouterr().err
     assert "isi: " in errors and f"Job {job} has already finished" in errors
+
+
+def test_an_export_client_the_cluster_cannot_resolve_is_refused_unless_asked_to_keep_it(cluster):
+    (cluster.ifs / "data").mkdir()
+    url = "20/protocols/nfs/exports"
+    before = cluster.state()
+    refused = cluster.papi("POST", url, json={"paths": ["/ifs/data"], "clients": ["10.0.0.0/240"]})
+    assert refused.status_code == 400
+    assert refused.json()["errors"][0]["field"] == "clients"
+    assert cluster.state() == before
+    good = ["172.16.1.0/24", "172.16.1.5", "gpu-1.lab"]
+    created = cluster.papi("POST", url, json={"paths": ["/ifs/data"], "clients": good})
+    export_id = created.json()["id"]
+    shown = cluster.papi("GET", f"{url}/{export_id}").json()["exports"][0]
+    assert shown["clients"] == good and shown["unresolved_clients"] == []
+    put = f"{url}/{export_id}"
+    assert cluster.papi("PUT", put, json={"root_clients": ["bad host"]}).status_code == 400
+    kept = cluster.papi(
+        "PUT", put + "?ignore_unresolvable_hosts=true", json={"root_clients": ["bad host"]}
+    )
+    assert kept.status_code == 204
+    shown = cluster.papi("GET", f"{url}/{export_id}").json()["exports"][0]
+    assert shown["root_clients"] == ["bad host"] and shown["unresolved_clients"] == ["bad host"]

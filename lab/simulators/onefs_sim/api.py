@@ -441,11 +441,19 @@ def list_exports(req: Request) -> tuple[int, Any]:
     return 200, body
 
 
+def _ignore_unresolvable(req: Request) -> bool:
+    """The create and modify calls' `ignore_unresolvable_hosts` query argument."""
+    return str(req.arg("ignore_unresolvable_hosts", "")).lower() in ("true", "1")
+
+
 @route("POST", "protocols/nfs/exports", EXPORTS)
 def create_export(req: Request) -> tuple[int, Any]:
     with _state(req, write=True) as state:
         zone = _zone(req, state)
-        return 201, {"id": model.create_export(state, req.body, zone, req.server.ifs_root)}
+        export_id = model.create_export(
+            state, req.body, zone, req.server.ifs_root, _ignore_unresolvable(req)
+        )
+        return 201, {"id": export_id}
 
 
 @route("GET", "protocols/nfs/exports/{ref}", EXPORTS)
@@ -459,7 +467,10 @@ def get_export(req: Request) -> tuple[int, Any]:
 def put_export(req: Request) -> tuple[int, Any]:
     with _state(req, write=True) as state:
         zone = _zone(req, state)
-        model.update_export(state, req.params["ref"], req.body, zone, req.server.ifs_root)
+        model.update_export(
+            state, req.params["ref"], req.body, zone, req.server.ifs_root,
+            _ignore_unresolvable(req),
+        )  # fmt: skip
     return 204, None
 
 

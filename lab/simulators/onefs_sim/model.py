@@ -12,8 +12,10 @@ from __future__ import annotations
 import contextlib
 import copy
 import fcntl
+import ipaddress
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -704,6 +706,41 @@ def _validate_export_fields(body: dict[str, Any]) -> None:
             raise bad_request("description must be a string of at most 8192 characters", key)
 
 
+_HOST_NAME = re.compile(
+    r"(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*"
+)
+
+
+def _resolvable(client: str) -> bool:
+    """A client the cluster can match: an address, a network in CIDR form, or a host
+    name. The lab has no name service of the cluster's: a well-formed name counts as
+    resolved (a name the real cluster's DNS lacks is refused there: unverified here)."""
+    try:
+        if "/" in client:
+            ipaddress.ip_network(client, strict=False)
+        else:
+            ipaddress.ip_address(client)
+        return True
+    except ValueError:
+        return "/" not in client and bool(_HOST_NAME.fullmatch(client))
+
+
+def _export_clients(body: dict[str, Any], ignore_unresolvable: bool) -> list[str]:
+    """The clients of the body that cannot be resolved. The create and modify calls take
+    `ignore_unresolvable_hosts` [isilon-sdk NfsApi.create_nfs_export,
+    update_nfs_export] because the cluster refuses such clients by default; with it, they
+    are kept apart in `unresolved_clients`. The error text is unverified."""
+    bad = [
+        client
+        for key in sorted(_EXPORT_LISTS & set(body))
+        for client in body[key]
+        if not _resolvable(client)
+    ]
+    if bad and not ignore_unresolvable:
+        raise bad_request(f"Unresolvable client(s): {', '.join(bad)}", "clients")
+    return bad
+
+
 def _persona(mapping: dict[str, Any]) -> dict[str, Any]:
     """A map_* object as the cluster shows it: the user resolved to id, name and type."""
     out = {"enabled": True, "primary_group": {}, "secondary_groups": [], **mapping}
@@ -744,16 +781,22 @@ def _export_paths(
 
 
 def create_export(
-    state: dict[str, Any], body: dict[str, Any], zone: str, ifs_root: str | None = None
+    state: dict[str, Any],
+    body: dict[str, Any],
+    zone: str,
+    ifs_root: str | None = None,
+    ignore_unresolvable: bool = False,
 ) -> int:
     _only(body, EXPORT_FIELDS)
     zone = body.get("zone", zone)
     if zone not in {z["name"] for z in zones(state)}:
         raise not_found(f"Zone {zone}")
     _validate_export_fields(body)
+    unresolved = _export_clients(body, ignore_unresolvable)
     paths = _export_paths(state, body.get("paths"), zone, ifs_root, None)
     export = copy.deepcopy(EXPORT_DEFAULTS)
     export.update(copy.deepcopy(body))
+    export["unresolved_clients"] = unresolved
     for key in ("map_root", "map_non_root", "map_all", "map_failure"):
         export[key] = _persona(export[key])
     export.update(id=state["next_export_id"], zone=zone, paths=paths)
@@ -775,10 +818,14 @@ def update_export(
     body: dict[str, Any],
     zone: str | None = None,
     ifs_root: str | None = None,
+    ignore_unresolvable: bool = False,
 ) -> None:
     _only(body, EXPORT_FIELDS - {"zone"})
     export = find_export(state, ref, zone)
     _validate_export_fields(body)
+    if _EXPORT_LISTS & set(body):
+        kept = {key: value for key, value in export.items() if key in _EXPORT_LISTS}
+        export["unresolved_clients"] = _export_clients({**kept, **body}, ignore_unresolvable)
     if "paths" in body:
         _export_paths(state, body["paths"], export["zone"], ifs_root, export["id"])
     change = copy.deepcopy(body)
