@@ -41,6 +41,52 @@ def data_address_problems(hosts: Sequence[str], addresses: Sequence[Any]) -> lis
     return problems
 
 
+def shared_address_problems(
+    owners: Sequence[tuple[str, str, Any]], said: Sequence[str] = ()
+) -> list[str]:
+    """Addresses that more than one host claims, across every interface of every server.
+
+    `owners` are (host, where, address) triples: each host's cluster_data_address and
+    each address of its nics_interfaces (an address with a prefix counts without it). A
+    host may carry its data address on one of its interfaces; two hosts on one address,
+    or one host on two interfaces with one address, answer for each other: every fstab,
+    MPI host file and /etc/hosts entry that names the address then reaches either. An
+    address that two hosts of `said` have as their data address is data_address_problems'.
+    """
+    seen: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for host, where, address in owners:
+        try:
+            parsed = ipaddress.ip_interface(str(address)).ip
+        except ValueError:
+            continue  # the role's own check names a malformed address
+        seen[str(parsed)].append((host, where))
+    problems = []
+    for address, claims in seen.items():
+        hosts = set(host for host, _ in claims)
+        interfaces = [where for _, where in claims if where != "cluster_data_address"]
+        if len(hosts) == 1 and len(interfaces) < 2:
+            continue
+        data = {host for host, where in claims if host in said and where == "cluster_data_address"}
+        if len(data) > 1:
+            continue  # data_address_problems names these hosts
+        listed = ", ".join(f"{host} ({where})" for host, where in claims)
+        problems.append(f"address {address} is set more than once: {listed}")
+    return problems
+
+
+def management_address_problems(hosts: Sequence[str], endpoints: Sequence[Any]) -> list[str]:
+    """Hosts Ansible would reach at one address and port: a run would configure one
+    machine as two (a copied ansible_host, a lab port given twice)."""
+    seen: dict[str, list[str]] = defaultdict(list)
+    for host, endpoint in zip(hosts, endpoints, strict=True):
+        seen[str(endpoint)].append(host)
+    return [
+        f"{', '.join(owners)} are all reached at {endpoint} (ansible_host and ansible_port)"
+        for endpoint, owners in seen.items()
+        if len(owners) > 1
+    ]
+
+
 def mtu_problems(mtu: Any, minimum: int, maximum: int, name: str = "cluster_data_mtu") -> list[str]:
     """Check an MTU is a whole number within what hosts and switch ports accept."""
     try:
@@ -99,6 +145,36 @@ SECRET_GROUPS = {
 }
 
 
+def _shared_address_problems(
+    groups: Mapping[str, Sequence[str]], hostvars: Mapping[str, Any], said: Sequence[str]
+) -> list[str]:
+    """Every server's and Isilon node's addresses (data address, interfaces) against
+    each other's."""
+    servers = list(dict.fromkeys([*groups.get("compute", []), *groups.get("head", [])]))
+    owners: list[tuple[str, str, Any]] = []
+    for host in dict.fromkeys([*servers, *groups.get("isilon", [])]):
+        host_vars = hostvars[host]
+        if host_vars.get("cluster_data_address") not in (None, ""):
+            owners.append((host, "cluster_data_address", host_vars["cluster_data_address"]))
+        if host in servers:
+            for index, nic in enumerate(host_vars.get("nics_interfaces") or []):
+                if isinstance(nic, Mapping) and nic.get("address"):
+                    where = f"nics_interfaces[{index}] {nic.get('name', '')}".strip()
+                    owners.append((host, where, nic["address"]))
+    return shared_address_problems(owners, said)
+
+
+def _management_problems(
+    groups: Mapping[str, Sequence[str]], hostvars: Mapping[str, Any]
+) -> list[str]:
+    hosts = [h for h in hostvars if hostvars[h].get("ansible_connection") != "local"]
+    endpoints = [
+        f"{hostvars[h].get('ansible_host') or h}:{hostvars[h].get('ansible_port') or 22}"
+        for h in hosts
+    ]
+    return management_address_problems(hosts, endpoints)
+
+
 def cluster_inventory_problems(
     groups: Mapping[str, Sequence[str]],
     hostvars: Mapping[str, Any],
@@ -113,13 +189,25 @@ def cluster_inventory_problems(
     Required groups have hosts, servers and Isilon nodes have distinct, valid data
     addresses, the data MTU is in range, and each shared secret is set as the group that
     uses it sees it (read from the group's first host: a vault file in the site's
-    group_vars is not visible to localhost). Each role checks its own variables.
+    group_vars is not visible to localhost). No address is set for two hosts, on any
+    interface of any server, and no two hosts are reached at one address and port. Each
+    role checks its own variables.
     """
+    # hostvars[host] works out all of a host's variables each time it is asked: once here
+    every = dict.fromkeys(h for name, members in groups.items() for h in members)
+    hostvars = {host: hostvars[host] for host in every}
+    # GPU servers and Isilon nodes need a data address; a head node's is checked when set
     hosts = list(groups.get("compute", [])) + list(groups.get("isilon", []))
+    hosts += [
+        host for host in groups.get("head", [])
+        if host not in hosts and hostvars[host].get("cluster_data_address") not in (None, "")
+    ]  # fmt: skip
     problems = missing_group_problems(dict(groups), required_groups)
     problems += data_address_problems(
         hosts, [hostvars[host].get("cluster_data_address") for host in hosts]
     )
+    problems += _shared_address_problems(groups, hostvars, said=hosts)
+    problems += _management_problems(groups, hostvars)
     problems += mtu_problems(mtu, mtu_min, mtu_max)
     if check_secrets:
         secrets = {

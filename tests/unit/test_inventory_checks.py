@@ -161,3 +161,72 @@ def test_a_container_sshd_on_the_host_network_may_not_take_the_hosts_sshd_port()
     ]
     assert checks.container_port_problems(["a"], ["2200"], ["2200"], ["host"]) != []
     assert checks.container_port_problems(["a"], [22], [22], ["bridge"]) == []
+
+
+def test_an_address_set_for_two_servers_on_any_interface_is_named():
+    owners = [
+        ("gpu-1", "cluster_data_address", "172.16.1.1"),
+        ("gpu-1", "nics_interfaces[0] enp1", "172.16.1.1/24"),  # its own data address: fine
+        ("gpu-2", "nics_interfaces[1] enp2", "172.16.1.1/24"),
+        ("head-1", "cluster_data_address", "172.16.1.9"),
+    ]
+    assert checks.shared_address_problems(owners) == [
+        "address 172.16.1.1 is set more than once: gpu-1 (cluster_data_address), "
+        "gpu-1 (nics_interfaces[0] enp1), gpu-2 (nics_interfaces[1] enp2)"
+    ]
+
+
+def test_one_server_with_one_address_on_two_interfaces_is_named():
+    owners = [
+        ("gpu-1", "nics_interfaces[0] a", "10.0.0.1/24"),
+        ("gpu-1", "nics_interfaces[1] b", "10.0.0.1/16"),
+    ]
+    assert checks.shared_address_problems(owners) == [
+        "address 10.0.0.1 is set more than once: gpu-1 (nics_interfaces[0] a),"
+        " gpu-1 (nics_interfaces[1] b)"
+    ]
+
+
+def test_the_head_node_on_a_gpu_servers_data_address_is_named_once():
+    groups = {"compute": ["c1"], "isilon": ["i1"], "head": ["h1"]}
+    hostvars = {
+        "c1": {
+            "cluster_data_address": "10.0.0.1",
+            "nics_interfaces": [{"name": "e", "address": "10.0.0.1/24"}],
+        },
+        "i1": {"cluster_data_address": "10.0.0.2"},
+        "h1": {"cluster_data_address": "10.0.0.1"},
+    }
+    assert _cluster(groups, hostvars, check_secrets=False) == [
+        "cluster_data_address 10.0.0.1 is used by more than one host: c1, h1"
+    ]
+    hostvars["h1"] = {"nics_interfaces": [{"name": "ib0", "address": "10.0.0.1/24"}]}
+    assert _cluster(groups, hostvars, check_secrets=False) == [
+        "address 10.0.0.1 is set more than once: c1 (cluster_data_address), "
+        "c1 (nics_interfaces[0] e), h1 (nics_interfaces[0] ib0)"
+    ]
+
+
+def test_two_hosts_reached_at_one_address_and_port_are_named():
+    groups = {"compute": ["c1", "c2"], "isilon": ["i1"], "head": ["h1"]}
+    hostvars = {
+        "c1": {
+            "cluster_data_address": "10.0.0.1",
+            "ansible_host": "127.0.0.1",
+            "ansible_port": 2201,
+        },
+        "c2": {
+            "cluster_data_address": "10.0.0.2",
+            "ansible_host": "127.0.0.1",
+            "ansible_port": 2201,
+        },
+        "i1": {
+            "cluster_data_address": "10.0.0.3",
+            "ansible_host": "127.0.0.1",
+            "ansible_port": 2202,
+        },
+        "h1": {"ansible_host": "127.0.0.1", "ansible_port": 2203},
+    }
+    assert _cluster(groups, hostvars, check_secrets=False) == [
+        "c1, c2 are all reached at 127.0.0.1:2201 (ansible_host and ansible_port)"
+    ]
