@@ -41,6 +41,70 @@ def _names(items: Any) -> list[str]:
     return [str(item.get("name")) for item in items or [] if isinstance(item, Mapping)]
 
 
+# The criterion types whose value is a number, in either form (dellemc.powerscale's and
+# the OneFS API's FilePoolPolicy model), and how each form gives the unit.
+_TIME_TYPES = {"accessed", "created", "modified", "metadata_changed", "accessed_time",
+               "birth_time", "changed_time", "metadata_changed_time"}  # fmt: skip
+_SIZE_TYPES = {"size"}
+
+
+def _number(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    try:
+        return float(value) >= 0
+    except (TypeError, ValueError):
+        return False
+
+
+def criterion_problems(where: str, criterion: Mapping[str, Any]) -> list[str]:
+    """A size or time criterion whose value is not a number of its unit, or that gives no
+    unit: the cluster refuses a value such as '100GB' (the lab's simulator, after the
+    API's schema), and a size without its unit would be read as bytes."""
+    kind = criterion.get("type")
+    api = "operator" in criterion
+    if kind in _SIZE_TYPES:
+        if api:
+            if not _number(criterion.get("value")):
+                return [
+                    f"{where}.value is {criterion.get('value')!r}; a size is a number of `units`"
+                ]
+            if criterion.get("units") is None:
+                return [f"{where}: a size criterion needs its units (B, KB, MB, GB, TB, PB, EB)"]
+        elif not isinstance(criterion.get("size_info"), Mapping):
+            return [f"{where}: a size criterion needs size_info (size_value and size_unit)"]
+    if kind in _TIME_TYPES:
+        if api and not _number(criterion.get("value")):
+            what = "an age in seconds" if criterion.get("use_relative_time") else "a timestamp"
+            return [f"{where}.value is {criterion.get('value')!r}; it must be {what} (a number)"]
+        relative = isinstance(criterion.get("relative_datetime_count"), Mapping)
+        if not api and not relative and not _number(criterion.get("value")):
+            return [
+                f"{where}: a time criterion needs relative_datetime_count (time_value and"
+                " time_unit) or a timestamp as its value"
+            ]
+    return []
+
+
+def _pattern_problems(policies: Any) -> list[str]:
+    problems = []
+    for index, policy in enumerate(policies or []):
+        pattern = policy.get("file_matching_pattern") if isinstance(policy, Mapping) else None
+        if not isinstance(pattern, Mapping):
+            continue
+        for group_index, group in enumerate(pattern.get("or_criteria") or []):
+            if not isinstance(group, Mapping):
+                continue
+            for item_index, criterion in enumerate(group.get("and_criteria") or []):
+                if isinstance(criterion, Mapping):
+                    where = (
+                        f"onefs_tiering_policies[{index}].file_matching_pattern"
+                        f".or_criteria[{group_index}].and_criteria[{item_index}]"
+                    )
+                    problems += criterion_problems(where, criterion)
+    return problems
+
+
 def onefs_tiering_problems(
     tiers: Any, policies: Any, default_policy: Any, exports: Any
 ) -> list[str]:
@@ -86,6 +150,7 @@ def onefs_tiering_problems(
                 f"{path} is {pool!r}, which is neither a tier nor a node pool of one "
                 f"(declared: {', '.join(sorted(known)) or 'none'})"
             )
+    problems += _pattern_problems(policies)
     paths = []
     for index, export in enumerate(exports or []):
         if not isinstance(export, Mapping) or export.get("state") == "absent":

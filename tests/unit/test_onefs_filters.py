@@ -218,3 +218,56 @@ def test_progress_when_the_cluster_cannot_be_read_again_claims_nothing_applied()
     progress = onefs.onefs_progress(planned, None)
     assert progress["applied"] == [] and progress["known"] is False
     assert progress["not_applied"][0] == "tier 'hot-tier' (create)"
+
+
+@pytest.mark.parametrize(
+    ("criterion", "problem"),
+    [
+        ({"type": "size", "condition": "greater_than", "value": 100},
+         "c: a size criterion needs size_info (size_value and size_unit)"),
+        ({"type": "size", "operator": ">", "value": "100GB", "units": "GB"},
+         "c.value is '100GB'; a size is a number of `units`"),
+        ({"type": "size", "operator": ">", "value": 100},
+         "c: a size criterion needs its units (B, KB, MB, GB, TB, PB, EB)"),
+        ({"type": "accessed_time", "operator": ">", "value": "30 days", "use_relative_time": True},
+         "c.value is '30 days'; it must be an age in seconds (a number)"),
+        ({"type": "accessed", "condition": "is_older_than", "value": "a month"},
+         "c: a time criterion needs relative_datetime_count (time_value and time_unit) or a"
+         " timestamp as its value"),
+    ],
+)  # fmt: skip
+def test_a_size_or_time_criterion_without_its_unit_is_named(criterion, problem):
+    assert onefs.criterion_problems("c", criterion) == [problem]
+
+
+@pytest.mark.parametrize(
+    "criterion",
+    [
+        {"type": "size", "condition": "greater_than",
+         "size_info": {"size_value": 1, "size_unit": "GB"}},
+        {"type": "size", "operator": ">", "value": 1073741824, "units": "B"},
+        {"type": "accessed", "condition": "is_older_than",
+         "relative_datetime_count": {"time_value": 30, "time_unit": "days"}},
+        {"type": "accessed_time", "operator": ">", "value": 2592000, "use_relative_time": True},
+        {"type": "file_path", "condition": "matches", "value": "/ifs/scratch"},
+    ],
+)  # fmt: skip
+def test_criteria_with_their_units_pass(criterion):
+    assert onefs.criterion_problems("c", criterion) == []
+
+
+def test_the_policies_criteria_are_checked_with_the_rest():
+    policies = [
+        {
+            "name": "big",
+            "storagepool": "t",
+            "file_matching_pattern": {
+                "or_criteria": [{"and_criteria": [{"type": "size", "operator": ">", "value": 5}]}]
+            },
+        }
+    ]
+    problems = onefs.onefs_tiering_problems([{"name": "t", "nodepools": ["p"]}], policies, {}, [])
+    assert problems == [
+        "onefs_tiering_policies[0].file_matching_pattern.or_criteria[0].and_criteria[0]: a size"
+        " criterion needs its units (B, KB, MB, GB, TB, PB, EB)"
+    ]  # fmt: skip
