@@ -15,10 +15,11 @@ keys in MAP_VALUES.
 from __future__ import annotations
 
 import functools
+import ipaddress
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 from ansible.module_utils.common import validation
@@ -47,7 +48,9 @@ CHECKERS: dict[str, Callable[[Any], Any]] = {
 RANGES: dict[str, tuple[float | None, float | None]] = {
     "ngc_container_ssh_port": (1, 65535),
     "ngc_container_launch_slots": (1, None),
-    "isilon_mounts_per_host": (1, None),
+    # every data mount is a line of fstab and a mount per server, and round_robin_mpi.py
+    # hands every rank each one: the papers use 8 to 16; past 256 is a typo, not a design
+    "isilon_mounts_per_host": (1, 256),
     "isilon_mounts_min_per_address": (1, None),
     "isilon_mounts_nconnect": (0, 16),  # 0: not set; Linux accepts 1..16
     "nics_check_timeout": (1, None),
@@ -83,22 +86,652 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "validate_fio_files_per_job": (1, None),
     "jupyterhub_cpus_per_gpu": (1, None),
     "jupyterhub_memory_per_gpu_gb": (1, None),
+    "jupyterhub_gpus_max": (0, None),  # 0: the most any GPU server has
+    "jupyterhub_start_timeout": (1, None),
+    "jupyterhub_port": (1, 65535),
+    "jupyterhub_hub_port": (1, 65535),
+    "slurm_controller_port": (1, 65535),
+    "slurm_report_wait": (1, None),
+    "onefs_tiering_api_port": (1, 65535),
+    "switches_port": (1, 65535),
+    # OneFS numbers file pool policies from 1 (apply_order 0 is refused by the cluster)
+    "onefs_tiering_policies[].apply_order": (1, None),
+    "onefs_tiering_policies[].file_matching_pattern.or_criteria[].and_criteria[]"
+    ".relative_datetime_count.time_value": (1, None),
+    "onefs_tiering_policies[].file_matching_pattern.or_criteria[].and_criteria[]"
+    ".size_info.size_value": (0, None),
+    # Linux: 68 is IPv4's least MTU (RFC 791); 65520 is IPoIB's largest (connected mode)
+    "nics_default_mtu": (68, 65520),
+    "validate_mtu": (68, 65520),
+    "preflight_mtu_min": (68, 65520),
+    "preflight_mtu_max": (68, 65520),
+    "switches_cumulus_interfaces[].access_vlan": (1, 4094),
+    "switches_cumulus_bridge_vids[]": (1, 4094),
+    # Port-Channel1-2000, as the EOS simulator takes it (range unverified)
+    "switches_eos_port_channels[].id": (1, 2000),
+    # link speeds in Mb/s, 1G to 400G (Cumulus link-speed, the fabrics' cabling)
+    "switches_cumulus_interfaces[].speed": (1000, 400000),
+    "storage_fabric_links[].speed": (1000, 400000),
+    # OpenSM and MLNX-OS: subnet manager priority 0-15
+    "ib_fabric_subnet_managers[].priority": (0, 15),
+    # HCA ports are numbered from 1 (ConnectX cards have one or two)
+    "ngc_container_ib_hcas[].port": (1, 2),
+    "rdma_port_types[].port": (1, 2),
+    "rdma_compute_hcas[].port": (1, 2),
+    "validate_infiniband_hcas[].port": (1, 2),
+    # GPU indexes as nvidia-smi numbers them
+    "ngc_container_ib_hcas[].gpu": (0, 15),
+    "rdma_compute_hcas[].gpu": (0, 15),
+    # Linux ids: 0-4294967294 (-1 is "no id", useradd(8)); cluster users are not system ones
+    "cluster_users_groups[].gid": (1, 4294967294),
+    "cluster_users_accounts[].uid": (1, 4294967294),
+    "cluster_users_min_id": (1, 4294967294),
+    "nfs_share_raid.spans": (1, None),
+    "nfs_share_raid.chunk_kib": (4, None),
+    "nfs_share_raid.disks": (0, None),  # 0: mkfs works the geometry out
+    "nfs_share_image_size_mib": (300, None),  # mkfs.xfs(8): a filesystem of at least 300 MB
+    "nfs_share_exports[].id": (0, None),  # exports(5) fsid: 0 is NFSv4's root
+    "apptainer_probe_timeout": (1, None),
+    "base_apt_cache_valid_time": (0, None),
+    "validate_slurm_job_wait": (1, None),
+    "validate_portal_gpus": (1, None),
+    "validate_portal_timeout": (1, None),
+    "validate_portal_cpus_per_gpu": (1, None),
+    "validate_portal_memory_per_gpu_gb": (1, None),
+    "validate_benchmark_reference.images_per_sec": (0, None),
+    "validate_gpus_per_host": (0, None),
+    "validate_expected_gpus": (0, None),
 }
 
-# Formats per variable path that argument_specs cannot express: a regular expression the
-# whole string must match, and what it is, said as the tool that reads it says it.
-FORMATS: dict[str, tuple[str, str]] = {
-    # Slurm's --time (sbatch(1)): [days-]hours[:minutes[:seconds]]
-    "jupyterhub_time_limit": (
-        r"([0-9]+-)?[0-9]+(:[0-9]{2}){0,2}",
+
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_network(text: str) -> bool:
+    """A network written with its prefix length (CIDR), host bits clear."""
+    try:
+        ipaddress.ip_network(text, strict=True)
+    except ValueError:
+        return False
+    return "/" in text
+
+
+_HOSTNAME = re.compile(
+    r"(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*"
+)
+
+
+def _is_host(text: str) -> bool:
+    """A host name (RFC 1123) or an IP address."""
+    return _is_ip(text) or bool(_HOSTNAME.fullmatch(text))
+
+
+def _is_client(text: str) -> bool:
+    """Who may mount an export: an address, a network in CIDR form, or a host name (a
+    network with host bits set, or a prefix past the address's length, is a typo)."""
+    return _is_network(text) if "/" in text else _is_host(text)
+
+
+def _is_regex(text: str) -> bool:
+    try:
+        re.compile(text)
+    except re.error:
+        return False
+    return True
+
+
+def _pattern(regex: str) -> Callable[[str], bool]:
+    compiled = re.compile(regex, re.DOTALL)
+    return lambda text: bool(compiled.fullmatch(text))
+
+
+class Format(NamedTuple):
+    """A string's format: the test, what it is (said as the tool that reads it says it),
+    and a value it refuses (the generated bad-input test uses it)."""
+
+    accepts: Callable[[str], bool]
+    wanted: str
+    bad_example: str
+
+
+_SLURM_TIME = r"([0-9]+-)?[0-9]+(:[0-9]{1,2}){0,2}"
+_POSIX_NAME = r"[a-z_][a-z0-9_-]{0,30}\$?"
+_IFNAME = r"(?!\.{1,2}$)[^\s/:]{1,15}"
+_IB_SPEED = r"(sdr|ddr|qdr|fdr10|fdr|edr|hdr100|hdr|ndr200|ndr)"
+
+# The formats strings take, by kind. Sources: Linux netdevice(7) (IFNAMSIZ, 15 characters),
+# useradd(8) and Debian's adduser.conf NAME_REGEX (user and group names), crypt(5),
+# sbatch(1) --time and slurm.conf(5) MaxTime, Docker's reference grammar (image names and
+# tags) and `docker run --shm-size`/`--ulimit`/`-v`, fio(1) `size`, iperf3(1) `-l`,
+# xfs_admin(8) (labels of at most 12 characters), exports(5) (clients), Debian Policy 5.6.1
+# (package names), PEP 440/508 (pinned Python packages).
+KINDS: dict[str, Format] = {
+    "absolute_path": Format(_pattern(r"/.*"), "an absolute path", "relative/dir"),
+    "relative_path": Format(
+        _pattern(r"(?!/)(?!(.*/)?\.\.(/|$))[^\n]+"),
+        "a relative path below it (no leading /, no ..)",
+        "../outside",
+    ),
+    "url": Format(_pattern(r"https?://[^\s/]+(/\S*)?"), "an http:// or https:// URL", "ftp:/x"),
+    "registry": Format(
+        _pattern(r"[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?"),
+        "a registry host[:port], without a scheme or a path (Docker's registry address)",
+        "https://registry.example",
+    ),
+    "ip_address": Format(_is_ip, "an IP address", "172.16.1.300"),
+    "host": Format(_is_host, "a host name or an IP address", "bad host name"),
+    "client": Format(_is_client, "an address, a network (CIDR) or a host name", "10.0.0.1/240"),
+    "inventory_host": Format(_pattern(r"[^\s,:]+"), "an inventory host name", "two hosts"),
+    "ansible_group": Format(
+        _pattern(r"[A-Za-z_][A-Za-z0-9_]*"),
+        "an inventory group name (letters, digits, _)",
+        "gpu-servers",
+    ),
+    "posix_name": Format(
+        _pattern(_POSIX_NAME),
+        "a user or group name (lower case letters, digits, _ and -, at most 32 characters)",
+        "Alice Smith",
+    ),
+    "octal_mode": Format(_pattern(r"0?[0-7]{3,4}"), "an octal mode such as 0750", "rwxr-x---"),
+    "slurm_time": Format(
+        _pattern(_SLURM_TIME),
         "a Slurm time limit ([days-]hours[:minutes[:seconds]])",
+        "8h",
     ),
-    # TensorBoard's --logdir below each user's home
-    "jupyterhub_tensorboard_logdir": (
-        r"(?!/)(?!(.*/)?\.\.(/|$)).+",
-        "a log folder inside the home (relative, no ..)",
+    "slurm_max_time": Format(
+        _pattern(f"INFINITE|UNLIMITED|{_SLURM_TIME}"),
+        "a Slurm time limit (INFINITE, [days-]hours[:minutes[:seconds]] or minutes)",
+        "forever",
     ),
-    "jupyterhub_hub_host": (r".+", "the host name of the hub (a host of the `head` group)"),
+    "slurm_name": Format(
+        _pattern(r"[A-Za-z0-9_.-]+"),
+        "a Slurm name (letters, digits, _ . -)",
+        "gpu nodes",
+    ),
+    "slurm_cluster_name": Format(
+        _pattern(r"[a-z0-9][a-z0-9_-]*"),
+        "lower case (slurm.conf(5): ClusterName is lowered silently in the accounting database)",
+        "Lab-Cluster",
+    ),
+    "name": Format(
+        _pattern(r"[A-Za-z0-9][A-Za-z0-9_.-]*"),
+        "a name (letters, digits, _ . -; no spaces or /)",
+        "my name",
+    ),
+    "file_name": Format(
+        _pattern(r"(?!\.{1,2}$)[^/\s]+"), "a file or folder name (no /, no spaces)", "a/b"
+    ),
+    "one_line": Format(
+        _pattern(r"[^\n\r]{0,240}"),
+        "one line of at most 240 characters",
+        "first line\nsecond line",
+    ),
+    "word": Format(_pattern(r"\S+"), "one word (no spaces)", "two words"),
+    "ifname": Format(
+        _pattern(_IFNAME),
+        "a Linux interface name (at most 15 characters, no /, : or spaces)",
+        "enp31s0f0-data-port",
+    ),
+    "rdma_device": Format(
+        _pattern(r"[a-z][a-z0-9_]{0,62}"), "an RDMA device name such as mlx5_0", "mlx5 0"
+    ),
+    "version": Format(
+        _pattern(r"[0-9]+\.[0-9]+\.[0-9]+([-+~][0-9A-Za-z.]+)?"),
+        "a version such as 1.4.5",
+        "latest",
+    ),
+    "image_name": Format(
+        _pattern(
+            r"([A-Za-z0-9.-]+(:[0-9]+)?/)?[a-z0-9]+([._-][a-z0-9]+)*(/[a-z0-9]+([._-][a-z0-9]+)*)*"
+        ),
+        "an image repository name (lower case, Docker's reference grammar)",
+        "DLCluster/TF",
+    ),
+    "image_tag": Format(_pattern(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}"), "an image tag", "v1:ssh"),
+    "image_ref": Format(
+        _pattern(r"(docker://)?\S+(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[0-9a-f]{64})"),
+        "an image reference with a tag or a digest",
+        "nvcr.io/nvidia/tensorflow",
+    ),
+    "container_name": Format(
+        _pattern(r"[a-zA-Z0-9][a-zA-Z0-9_.-]+"),
+        "a Docker container name ([a-zA-Z0-9][a-zA-Z0-9_.-]+)",
+        "tf container",
+    ),
+    "docker_size": Format(
+        _pattern(r"[1-9][0-9]*([bBkKmMgGtTpP]|[kKmMgGtTpP][iI]?[bB])?"),
+        "a size with its unit as Docker reads it (e.g. 1g, 512m)",
+        "-1g",
+    ),
+    "docker_ulimit": Format(
+        _pattern(
+            r"(core|cpu|data|fsize|locks|memlock|msgqueue|nice|nofile|nproc|rss|rtprio|rttime"
+            r"|sigpending|stack):-?[0-9]+(:-?[0-9]+)?"
+        ),
+        "a Docker ulimit, name:soft[:hard] (e.g. memlock:-1:-1)",
+        "memlock=unlimited",
+    ),
+    "docker_volume": Format(
+        _pattern(r"(/[^:]*|[A-Za-z0-9][A-Za-z0-9_.-]*):/[^:]*(:[a-zA-Z,]+)?"),
+        "a bind mount, source:destination[:options] with an absolute destination",
+        "/mnt",
+    ),
+    "docker_network_mode": Format(
+        _pattern(r"host|bridge|none|container:\S+|[A-Za-z0-9][A-Za-z0-9_.-]*"),
+        "host, bridge, none, container:<name> or a network's name",
+        "host network",
+    ),
+    "docker_log_driver": Format(
+        _pattern(
+            r"none|local|json-file|syslog|journald|gelf|fluentd|awslogs|splunk|etwlogs"
+            r"|gcplogs|logentries|\S+/\S+"
+        ),
+        "one of Docker's log drivers (json-file, local, journald, ...) or a plugin's name",
+        "json",
+    ),
+    "fio_size": Format(
+        _pattern(r"[1-9][0-9]*([kKmMgGtTpP][iI]?[bB]?)?|([1-9][0-9]?|100)%"),
+        "a size as fio reads it (e.g. 64MiB, 64g, 10%)",
+        "-64MiB",
+    ),
+    "iperf_length": Format(
+        _pattern(r"[1-9][0-9]*[KMGkmg]?"), "a length as iperf3 -l reads it (e.g. 64K)", "64KB"
+    ),
+    "xfs_label": Format(
+        _pattern(r"[^\s]{1,12}"), "an XFS label (at most 12 characters)", "a-much-too-long-label"
+    ),
+    "debian_package": Format(
+        _pattern(r"[a-z0-9][a-z0-9+.-]+(:[a-z0-9-]+)?(=[^\s=]+)?"),
+        "a Debian package name, optionally =version",
+        "Perf Test",
+    ),
+    "pinned_python_package": Format(
+        _pattern(r"[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9,._-]+\])?==[^\s=]+"),
+        "a PyPI package pinned with == (name==version)",
+        "jupyterhub>=5",
+    ),
+    "sbatch_option": Format(
+        _pattern(r"-[A-Za-z]( ?\S.*)?|--[a-z][a-z-]*(=\S.*)?"),
+        "an sbatch option (-N 1, --gres=gpu:4)",
+        "gres=gpu:4",
+    ),
+    "regex": Format(_is_regex, "a regular expression", "interface (Ethernet"),
+    "pem_certificate": Format(
+        _pattern(r"\s*-----BEGIN CERTIFICATE-----.+-----END CERTIFICATE-----\s*"),
+        "a PEM certificate (-----BEGIN CERTIFICATE-----)",
+        "/etc/ssl/portal.pem",
+    ),
+    "pem_private_key": Format(
+        _pattern(
+            r"\s*-----BEGIN ([A-Z]+ )?PRIVATE KEY-----.+-----END ([A-Z]+ )?PRIVATE KEY-----\s*"
+        ),
+        "a PEM private key (-----BEGIN PRIVATE KEY-----)",
+        "/etc/ssl/portal.key",
+    ),
+    "secret_32": Format(_pattern(r".{32,}"), "at least 32 characters", "short"),
+    "nfs_option": Format(
+        _pattern(r"[a-z_][a-z0-9_]*(=[^\s,=]+)?"),
+        "one mount or export option (name or name=value, no commas or spaces)",
+        "rw,hard",
+    ),
+    "eos_transceiver_mode": Format(
+        _pattern(r"[0-9]+x[0-9]+G"), "a QSFP default mode such as 4x10G", "10G"
+    ),
+    "eos_spanning_tree_mode": Format(
+        _pattern(r"mstp|rstp|rapid-pvst|backup|none"),
+        "an EOS spanning-tree mode (mstp, rstp, rapid-pvst, backup, none)",
+        "stp",
+    ),
+    "os10_ports": Format(
+        _pattern(r"1/1/[0-9]+(-[0-9]+)?"), "an OS10 port or range (1/1/21-32)", "ethernet1/1/21"
+    ),
+    "mlnxos_port": Format(
+        _pattern(r"1/[0-9]+(/[0-9]+)?"), "an MLNX-OS port (1/1, or 1/3/2 once split)", "ib1/1"
+    ),
+    "mlnxos_speeds": Format(
+        _pattern(rf"{_IB_SPEED}( {_IB_SPEED})*"),
+        "InfiniBand speeds separated by spaces (e.g. hdr, or edr hdr)",
+        "200G",
+    ),
+    "cumulus_port": Format(
+        _pattern(r"swp[0-9]+(s[0-9]+)?"), "a Cumulus port (swp1, or swp1s0 once broken out)", "eth1"
+    ),
+}
+KINDS["jupyterhub_logdir"] = KINDS["relative_path"]._replace(
+    wanted="a log folder inside the home (relative, no ..)"
+)
+
+# The format of each string variable (by path; "[]" for any list index, the list's
+# elements for a list of strings). A variable whose default is "" may stay empty: empty
+# means "not set" there. A `type: path` variable that is not named here is an absolute
+# path. Strings that are free text (descriptions, commands, secrets) are in FREE_TEXT.
+FORMATS: dict[str, str] = {
+    # apptainer
+    "apptainer_version": "version",
+    "apptainer_release_url": "url",
+    "apptainer_mirror_url": "url",
+    "apptainer_images[].name": "file_name",
+    "apptainer_images[].image": "image_ref",
+    "apptainer_build_group": "ansible_group",
+    "apptainer_registry_username": "word",
+    "apptainer_job_sbatch[]": "sbatch_option",
+    "apptainer_job_image": "absolute_path",
+    "apptainer_report_hosts[]": "inventory_host",
+    "base_packages_extra[]": "debian_package",
+    # cluster
+    "cluster_name": "name",
+    "cluster_onefs_username": "word",
+    "cluster_switch_username": "word",
+    "cluster_registry": "registry",
+    "cluster_registry_username": "word",
+    # cluster_users
+    "cluster_users_groups[].name": "posix_name",
+    "cluster_users_accounts[].name": "posix_name",
+    "cluster_users_accounts[].group": "posix_name",
+    "cluster_users_accounts[].groups[]": "posix_name",
+    "cluster_users_accounts[].shell": "absolute_path",
+    "cluster_users_default_shell": "absolute_path",
+    "cluster_users_home_mode": "octal_mode",
+    # container_runtime
+    "container_runtime_docker_repo_url": "url",
+    "container_runtime_docker_repo_key_url": "url",
+    "container_runtime_nvidia_repo_url": "url",
+    "container_runtime_nvidia_repo_key_url": "url",
+    "container_runtime_insecure_registries[]": "registry",
+    "container_runtime_data_root": "absolute_path",
+    "container_runtime_log_driver": "docker_log_driver",
+    "container_runtime_registry_logins[].registry": "registry",
+    "container_runtime_registry_logins[].username": "word",
+    "container_runtime_report_hosts[]": "inventory_host",
+    # ib_fabric
+    "ib_fabric_links[].port": "mlnxos_port",
+    "ib_fabric_links[].host": "inventory_host",
+    "ib_fabric_links[].hca": "rdma_device",
+    "ib_fabric_split_ports[]": "mlnxos_port",
+    "ib_fabric_subnet_managers[].host": "inventory_host",
+    "ib_fabric_group": "ansible_group",
+    "ib_fabric_server_groups[]": "ansible_group",
+    "ib_fabric_render_dir": "absolute_path",
+    # isilon_mounts
+    "isilon_mounts_client_group": "ansible_group",
+    "isilon_mounts_addresses[]": "ip_address",
+    "isilon_mounts_export": "absolute_path",
+    "isilon_mounts_unavailable_addresses[]": "ip_address",
+    "isilon_mounts_data_options[]": "nfs_option",
+    "isilon_mounts_data_options_extra[]": "nfs_option",
+    "isilon_mounts_default_address": "ip_address",
+    "isilon_mounts_default_options[]": "nfs_option",
+    "isilon_mounts_verify_probe": "relative_path",
+    # jupyterhub
+    "jupyterhub_time_limit": "slurm_time",
+    "jupyterhub_tensorboard_logdir": "jupyterhub_logdir",
+    "jupyterhub_hub_host": "inventory_host",
+    "jupyterhub_bind_ip": "ip_address",
+    "jupyterhub_hub_ip": "ip_address",
+    "jupyterhub_tls_certificate": "pem_certificate",
+    "jupyterhub_tls_private_key": "pem_private_key",
+    "jupyterhub_allowed_groups[]": "posix_name",
+    "jupyterhub_admin_users[]": "posix_name",
+    "jupyterhub_partitions[]": "slurm_name",
+    "jupyterhub_node_packages[]": "pinned_python_package",
+    "jupyterhub_hub_packages[]": "pinned_python_package",
+    "jupyterhub_pip_index_url": "url",
+    # modules
+    "modules_tree_group": "ansible_group",
+    "modules_extra[].name": "file_name",
+    "modules_extra[].version": "file_name",
+    "modules_extra[].whatis": "one_line",
+    "modules_report_hosts[]": "inventory_host",
+    # nfs_share
+    "nfs_share_server_host": "inventory_host",
+    "nfs_share_client_group": "ansible_group",
+    "nfs_share_raid.name": "name",
+    "nfs_share_raid.devices[]": "absolute_path",
+    "nfs_share_raid.drives[]": "word",
+    "nfs_share_raid.controller_id": "word",
+    "nfs_share_raid.idrac.address": "host",
+    "nfs_share_raid.idrac.username": "word",
+    "nfs_share_device": "absolute_path",
+    "nfs_share_label": "xfs_label",
+    "nfs_share_mount_options[]": "nfs_option",
+    "nfs_share_exports[].name": "file_name",
+    "nfs_share_exports[].clients[]": "client",
+    "nfs_share_exports[].mode": "octal_mode",
+    "nfs_share_clients[]": "client",
+    "nfs_share_address": "ip_address",
+    "nfs_share_kernel_options[]": "nfs_option",
+    "nfs_share_client_options[]": "nfs_option",
+    # ngc_container
+    "ngc_container_registry": "registry",
+    "ngc_container_image_name": "image_name",
+    "ngc_container_image_tag": "image_tag",
+    "ngc_container_build_host": "inventory_host",
+    "ngc_container_group": "ansible_group",
+    "ngc_container_name": "container_name",
+    "ngc_container_network_mode": "docker_network_mode",
+    "ngc_container_shm_size": "docker_size",
+    "ngc_container_ulimits[]": "docker_ulimit",
+    "ngc_container_volumes[]": "docker_volume",
+    "ngc_container_ib_hcas[].name": "rdma_device",
+    "ngc_container_ib_hcas[].netdev": "ifname",
+    "ngc_container_peer_names[]": "host",
+    "ngc_container_launch_data_path": "relative_path",
+    # nics
+    "nics_interfaces[].name": "ifname",
+    "nics_interfaces[].dns[]": "ip_address",
+    "nics_interfaces[].check[]": "ip_address",
+    "nics_hosts_groups[]": "ansible_group",
+    "nics_preflight_hosts[]": "inventory_host",
+    "nics_report_hosts[]": "inventory_host",
+    # nvidia_driver
+    "nvidia_driver_cuda_repo_url": "url",
+    "nvidia_driver_cuda_repo_key": "file_name",
+    "nvidia_driver_mirror_url": "url",
+    "nvidia_driver_preflight_hosts[]": "inventory_host",
+    "nvidia_driver_report_hosts[]": "inventory_host",
+    # onefs_tiering
+    "onefs_tiering_tiers[].name": "name",
+    "onefs_tiering_tiers[].nodepools[]": "name",
+    "onefs_tiering_default_policy.storagepool": "name",
+    "onefs_tiering_default_policy.snapshot_storagepool": "name",
+    "onefs_tiering_policies[].name": "one_line",
+    "onefs_tiering_policies[].storagepool": "name",
+    "onefs_tiering_policies[].snapshot_storagepool": "name",
+    "onefs_tiering_exports[].clients[]": "client",
+    "onefs_tiering_exports[].root_clients[]": "client",
+    "onefs_tiering_exports[].map_root_user": "word",
+    "onefs_tiering_api_host": "host",
+    "onefs_tiering_api_user": "word",
+    # preflight
+    "preflight_required_groups[]": "ansible_group",
+    # rdma
+    "rdma_packages_extra[]": "debian_package",
+    "rdma_port_types[].device": "rdma_device",
+    "rdma_compute_hcas[].name": "rdma_device",
+    "rdma_compute_hcas[].netdev": "ifname",
+    "rdma_preflight_hosts[]": "inventory_host",
+    "rdma_report_hosts[]": "inventory_host",
+    # slurm
+    "slurm_controller_host": "inventory_host",
+    "slurm_packages_extra[]": "debian_package",
+    "slurm_cluster_name": "slurm_cluster_name",
+    "slurm_controller_address": "host",
+    "slurm_partitions[].name": "slurm_name",
+    "slurm_partitions[].max_time": "slurm_max_time",
+    "slurm_munge_key": "secret_32",
+    # storage_fabric
+    "storage_fabric_links[].port": "cumulus_port",
+    "storage_fabric_links[].host": "inventory_host",
+    "storage_fabric_links[].bond": "ifname",
+    "storage_fabric_group": "ansible_group",
+    "storage_fabric_render_dir": "absolute_path",
+    # switches
+    "switches_host": "host",
+    "switches_os10_owned_ports[]": "os10_ports",
+    "switches_eos_transceiver_default_mode": "eos_transceiver_mode",
+    "switches_eos_spanning_tree_mode": "eos_spanning_tree_mode",
+    # EOS's description length limit is unverified: 240 is OS9's documented one
+    "switches_eos_interfaces[].description": "one_line",
+    "switches_eos_owned_patterns[]": "regex",
+    "switches_mlnxos_interfaces[].speed": "mlnxos_speeds",
+    "switches_cumulus_interfaces[].alias": "one_line",
+    "switches_cumulus_bonds[].name": "ifname",
+    "switches_cumulus_bridge_ports[]": "ifname",
+    "switches_preflight_group": "ansible_group",
+    # validate
+    "validate_slurm_controller": "inventory_host",
+    "validate_portal_url": "url",
+    "validate_portal_user": "posix_name",
+    "validate_portal_partition": "slurm_name",
+    "validate_portal_expect_folders[]": "file_name",
+    "validate_portal_time_limit": "slurm_time",
+    "validate_iperf_length": "iperf_length",
+    "validate_benchmark_isilon_ssh.host": "host",
+    "validate_benchmark_isilon_ssh.user": "word",
+    "validate_fio_size": "fio_size",
+    "validate_infiniband_hcas[].name": "rdma_device",
+    "validate_reader_path": "relative_path",
+}
+
+# Strings that are free text by nature, and why no format is asked of them.
+FREE_TEXT: dict[str, str] = {
+    "apptainer_registry_password": "a secret",
+    "apptainer_job_command": "a shell command line",
+    "cluster_onefs_password": "a secret",
+    "cluster_switch_password": "a secret",
+    "cluster_switch_enable_secret": "a secret",
+    "cluster_registry_password": "a secret",
+    "cluster_users_accounts[].comment": "a full name (GECOS)",
+    "container_runtime_registry_logins[].password": "a secret",
+    "modules_extra[].help": "text shown by `module help`",
+    "nfs_share_raid.idrac.password": "a secret",
+    "ngc_container_mpi_args[]": "mpirun arguments",
+    "ngc_container_launch_mpi_options[]": "mpirun arguments",
+    "ngc_container_launch_command[]": "the workload's argv",
+    "onefs_tiering_policies[].description": "a description",
+    "onefs_tiering_policies[].file_matching_pattern.or_criteria[].and_criteria[].field": (
+        "a custom attribute's name, as the cluster's files carry it"
+    ),
+    "onefs_tiering_exports[].description": "a description",
+    "onefs_tiering_api_password": "a secret",
+    "validate_portal_password": "a secret",
+    "validate_benchmark_isilon_flush_command[]": "a command's argv",
+    "validate_benchmark_reference.source": "a citation",
+    "validate_nccl_command[]": "nccl-tests' argv",
+}
+
+# Variables whose bounds or format a check with more context says, and where: the
+# contract still checks their type. tests/unit/test_bad_input_generated.py asks for a
+# hand-written case of each in tests/unit/test_bad_input.py.
+CHECKED_ELSEWHERE: dict[str, str] = {
+    "cluster_data_address": "preflight.py data_address_problems: an IP address, one per host",
+    "cluster_data_mtu": "preflight.py mtu_problems: preflight_mtu_min..preflight_mtu_max",
+    "nvidia_driver_branch": "preflight.py driver_branch_problems: a driver major version",
+    "ngc_container_base_image": "preflight.py image_tag_problems: a pinned tag",
+    "nics_interfaces[].address": "nics.py nics_with_defaults: IPv4 with its prefix",
+    "nics_interfaces[].gateway": "nics.py nics_with_defaults: inside the address's network",
+    "nics_interfaces[].mtu": "nics.py nics_with_defaults: the interface type's range",
+    "cluster_users_accounts[].password_hash": "cluster_users.py: a crypt(3) hash",
+    "onefs_tiering_exports[].path": "onefs_tiering.py: a directory under /ifs",
+    "switches_port_mtu": "switches.py: the platform's range, at least cluster_data_mtu",
+    "switches_eos_interfaces[].mtu": "switches.py: the platform's range",
+    "switches_cumulus_interfaces[].mtu": "switches.py: the platform's range",
+    "switches_eos_interfaces[].name": "switches.py: an interface of the model",
+    "switches_mlnxos_interfaces[].name": "switches.py: an interface of the model",
+    "switches_cumulus_interfaces[].name": "switches.py: an interface of the model",
+    "switches_eos_port_channels[].members[]": "switches.py: interfaces of the model",
+    "switches_cumulus_bonds[].slaves[]": "switches.py: interfaces of the model",
+    "switches_os10_breakouts[].ports": "switches.py breakout_problems: ports of the model",
+    "switches_mlnxos_breakouts[].ports": "switches.py breakout_problems: ports of the model",
+    "switches_cumulus_breakouts[].ports": "switches.py breakout_problems: ports of the model",
+    "switches_eos_static_routes[].prefix": "switches.py: a network, host bits clear",
+    "switches_eos_static_routes[].next_hop": "switches.py: an IP address",
+}
+
+# Raw variables (more than one type): what each takes.
+RAW_VALUES: dict[str, Format] = {
+    # a number for sizes and times, text for names and paths (onefs_tiering.py
+    # criterion_problems checks which, by the criterion's type)
+    "onefs_tiering_policies[].file_matching_pattern.or_criteria[].and_criteria[].value": Format(
+        lambda value: isinstance(value, str | int | float) and not isinstance(value, bool),
+        "a number or a text",
+        {"size": 100},
+    ),
+    "slurm_gpus": Format(
+        lambda value: value == "auto" or (str(value).isdigit() and not isinstance(value, bool)),
+        "auto or a count of GPUs (0 or more)",
+        "many",
+    ),
+    "slurm_partitions[].nodes": Format(
+        lambda value: (
+            (isinstance(value, str) and bool(value.strip()))
+            or (isinstance(value, list) and all(isinstance(item, str) and item for item in value))
+        ),
+        "node names: a Slurm host list (gpu-[1-4]) or a list of names",
+        {"gpu-1": True},
+    ),
+}
+
+# Mount and export options that say opposite things: nfs(5) and mount(8) for the clients'
+# and the server's volume, exports(5) for the kernel server's exports. The tools do not
+# refuse them, they take the last one: one list saying both is a mistake either way.
+CONTRADICTING_OPTIONS = [
+    ("ro", "rw"),
+    ("hard", "soft"),
+    ("sync", "async"),
+    ("lock", "nolock"),
+    ("ac", "noac"),
+    ("cto", "nocto"),
+    ("intr", "nointr"),
+    ("atime", "noatime"),
+    ("sharecache", "nosharecache"),
+    ("resvport", "noresvport"),
+    ("subtree_check", "no_subtree_check"),
+    ("root_squash", "no_root_squash"),
+    ("all_squash", "no_all_squash"),
+    ("secure", "insecure"),
+    ("wdelay", "no_wdelay"),
+]
+
+
+def contradicting_options(options: Sequence[Any]) -> list[str]:
+    """Options of one list that contradict each other: a pair of opposite flags, or one
+    key given two different values (vers=3 and vers=4.1)."""
+    given = [str(option).strip() for option in options]
+    problems = [
+        f"{first} and {second} contradict each other; keep one"
+        for first, second in CONTRADICTING_OPTIONS
+        if first in given and second in given
+    ]
+    values: dict[str, set[str]] = {}
+    for option in given:
+        key, has_value, value = option.partition("=")
+        if has_value:
+            values.setdefault("vers" if key == "nfsvers" else key, set()).add(value)
+    problems += [
+        f"{key} is given {len(found)} values ({', '.join(sorted(found))}); keep one"
+        for key, found in values.items()
+        if len(found) > 1
+    ]
+    return problems
+
+
+# Checks of a list as a whole, once each item is right.
+LIST_CHECKS: dict[str, Callable[[Sequence[Any]], list[str]]] = {
+    name: contradicting_options
+    for name in (
+        "isilon_mounts_data_options",
+        "isilon_mounts_data_options_extra",
+        "isilon_mounts_default_options",
+        "nfs_share_mount_options",
+        "nfs_share_kernel_options",
+        "nfs_share_client_options",
+    )
 }
 
 
@@ -141,17 +774,43 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def _format_problem(value: Any, converted: Any, spec: Mapping[str, Any], path: str) -> str | None:
+    """A string (or path) that is not in its format (FORMATS; an absolute path for a
+    `type: path`), or a raw value that is none of what it takes (RAW_VALUES)."""
+    key = _range_key(path)
+    kind = spec.get("type", "str")
+    if kind == "raw":
+        rule = RAW_VALUES.get(key)
+        if rule is None or rule.accepts(converted):
+            return None
+        return f"{path} is {_shown(value)}; it must be {rule.wanted}"
+    name = FORMATS.get(key) or ("absolute_path" if kind == "path" else None)
+    if name is None or (converted == "" and spec.get("default") == ""):
+        return None  # a variable whose default is "" may stay empty: that means "not set"
+    rule = KINDS[name]
+    if rule.accepts(converted):
+        return None
+    return f"{path} is {_shown(value)}; it must be {rule.wanted}"
+
+
 def check_value(value: Any, spec: Mapping[str, Any], path: str) -> list[str]:
     """What is wrong with `value` (found at `path`) under one option's `spec`."""
+    problems = _value_problems(value, spec, path)
+    if problems and spec.get("no_log"):  # a secret's value is never shown, at any depth
+        return [f"{path} is not a valid {spec.get('type', 'str')} (not shown)"]
+    return problems
+
+
+def _value_problems(value: Any, spec: Mapping[str, Any], path: str) -> list[str]:
     kind = spec.get("type", "str")
     try:
         converted = CHECKERS.get(kind, validation.check_type_raw)(value)
     except (TypeError, ValueError):
         return [f"{path} is {_shown(value)}, which is not a {kind}"]
     problems = []
-    pattern = FORMATS.get(_range_key(path))
-    if pattern and kind == "str" and not re.fullmatch(pattern[0], converted):
-        problems.append(f"{path} is {_shown(value)}; it must be {pattern[1]}")
+    if kind in ("str", "path", "raw"):
+        problem = _format_problem(value, converted, spec, path)
+        problems += [problem] if problem else []
     choices = spec.get("choices")
     if choices and kind != "list" and converted not in choices:
         allowed = ", ".join(str(choice) for choice in choices)
@@ -167,8 +826,12 @@ def check_value(value: Any, spec: Mapping[str, Any], path: str) -> list[str]:
     if kind == "list":
         element = {**spec, "type": spec.get("elements", "raw")}
         element.pop("elements", None)
+        element.pop("default", None)
         for index, item in enumerate(converted):
             problems += check_value(item, element, f"{path}[{index}]")
+        together = LIST_CHECKS.get(_range_key(path))
+        if together and not problems:
+            problems += [f"{path}: {problem}" for problem in together(converted)]
     elif kind == "dict" and "options" not in spec:
         problems += _map_problems(converted, path)
     elif kind == "dict" and "options" in spec:
@@ -223,7 +886,12 @@ def _plays(root: Path) -> list[tuple[list[str], list[str]]]:
             if not isinstance(play, dict) or "hosts" not in play:
                 continue
             hosts = play["hosts"]
-            patterns = hosts if isinstance(hosts, list) else str(hosts).split(":")
+            if isinstance(hosts, str) and "{{" in hosts:
+                # a templated pattern, the early phase's "'!all' if done else 'localhost'":
+                # the hosts it runs on when it runs
+                patterns = re.findall(r"else '([^']+)'", hosts)
+            else:
+                patterns = hosts if isinstance(hosts, list) else str(hosts).split(":")
             roles = [r if isinstance(r, str) else r.get("role") for r in play.get("roles", [])]
             roles += _included_roles(play.get("tasks") or [])
             plays.append(([str(p) for p in patterns], [r for r in roles if r]))
@@ -242,10 +910,11 @@ def _dependencies(root: Path, role: str) -> list[str]:
 
 def role_hosts(root: str, groups: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
     """Which hosts each role (and the roles it depends on) runs on, read from the
-    playbooks' plays (group names)."""
+    playbooks' plays (group names, and the control host of the `localhost` plays)."""
     hosts: dict[str, list[str]] = {}
     for patterns, roles in _plays(Path(root)):
         members = [h for p in patterns if p in groups for h in groups[p]]
+        members += ["localhost"] if "localhost" in patterns else []
         for role in roles + [d for r in roles for d in _dependencies(Path(root), r)]:
             known = hosts.setdefault(role, [])
             known += [host for host in members if host not in known]
@@ -278,7 +947,9 @@ def _value(host_vars: Any, name: str) -> tuple[bool, Any]:
 def _resolved(value: Any) -> Any:
     """The value with every nested item templated now, so that an item that reads a
     role's defaults fails here rather than later, inside the checks."""
-    if type(value).__name__.endswith("Undefined"):
+    # ansible-core 2.19 hands an undefined value on as a marker (UndefinedMarker, a
+    # Marker), earlier ones as an AnsibleUndefined (a jinja2 Undefined)
+    if any(k.__name__ == "Marker" or k.__name__.endswith("Undefined") for k in type(value).__mro__):
         raise ValueError("undefined")
     if isinstance(value, Mapping):
         return {key: _resolved(item) for key, item in value.items()}
@@ -303,18 +974,23 @@ def role_contract_problems(
         options = _contract(Path(root), role)
         for host in hosts:
             if host not in host_vars:
-                host_vars[host] = hostvars[host]
+                try:
+                    host_vars[host] = hostvars[host]
+                except KeyError:  # the control host, where the caller passes no variables
+                    host_vars[host] = {}
             for name, spec in options.items():
                 present, value = _value(host_vars[host], name)
                 if not present or value is None:
                     continue
                 for problem in check_value(value, spec, name):
-                    if spec.get("no_log"):
-                        problem = f"{name} is not a valid {spec.get('type', 'str')} (not shown)"
                     found.setdefault(problem, [])
                     if host not in found[problem]:
                         found[problem].append(host)
-    return [f"{', '.join(hosts)}: {problem}" for problem, hosts in found.items()]
+    # the control host sees group_vars/all as the servers do: named only when alone
+    return [
+        f"{', '.join([h for h in hosts if h != 'localhost'] or hosts)}: {problem}"
+        for problem, hosts in found.items()
+    ]
 
 
 # Who listens where on the head node: (role, variable) of each TCP port a role opens
@@ -379,6 +1055,88 @@ def listener_problems(
     return problems
 
 
+def _count(value: Any) -> int | None:
+    """A GPU count given as a whole number (or its digits), else None (auto, unset)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    try:
+        text = str(value).strip()
+    except Exception:  # an undefined value (it reads something the host lacks)
+        return None
+    return int(text) if text.isdigit() else None
+
+
+# sbatch(1): --gres=gpu[:type]:N, --gpus[=| ][type:]N, -G N, --gpus-per-node=[type:]N
+_SBATCH_GPUS = re.compile(
+    r"^(?:--gres=gpu(?::[^:,\s]+)?:(\d+)|--gpus(?:-per-node)?[= ](?:[^:\s]+:)?(\d+)|-G ?(\d+))$"
+)
+
+
+def _sbatch_gpus(options: Any) -> int | None:
+    counts = [
+        int(next(g for g in match.groups() if g))
+        for option in (options if isinstance(options, list) else [])
+        if (match := _SBATCH_GPUS.match(str(option).strip()))
+    ]
+    return max(counts) if counts else None
+
+
+# What asks the GPU servers for GPUs: (role, variable, what it is, how to read a count).
+GPU_REQUESTS: list[tuple[str, str, str, Callable[[Any], int | None]]] = [
+    ("jupyterhub", "jupyterhub_gpus_max", "the portal's form offers", _count),
+    ("validate", "validate_portal_gpus", "the portal check asks for", _count),
+    ("validate", "validate_nccl_gpus_per_server", "the NCCL check runs on", _count),
+    ("apptainer", "apptainer_job_sbatch", "the Apptainer example job asks for", _sbatch_gpus),
+]
+
+
+def gpu_count_problems(
+    groups: Mapping[str, Sequence[str]], hostvars: Mapping[str, Any], root: str
+) -> list[str]:
+    """GPUs asked for that no GPU server has: each server's count as the inventory
+    declares it (slurm_gpus as a count, else nvidia_driver_expected_gpus above 0) against
+    the portal's form, the portal check, the NCCL check and the example job. A count the
+    inventory leaves to the servers (auto) is not known before the run; a site where no
+    server's count is known is checked on the servers (validate's gpus check). slurm_gpus
+    and nvidia_driver_expected_gpus that disagree on one server are named too."""
+    where = role_hosts(root, groups)
+    declared: dict[str, int] = {}
+    declared_vars: dict[str, Any] = {}
+    problems = []
+    for host in groups.get("compute", []):
+        host_vars = declared_vars[host] = hostvars[host]  # works out all its variables: once
+        gres = _count(host_vars.get("slurm_gpus"))
+        expected = _count(host_vars.get("nvidia_driver_expected_gpus")) or None
+        if gres is not None and expected is not None and gres != expected:
+            problems.append(
+                f"{host}: slurm_gpus is {gres} but nvidia_driver_expected_gpus is {expected};"
+                " Slurm would offer GPUs the server does not have, or hide some"
+            )
+        count = gres if gres is not None else expected
+        if count is not None:
+            declared[host] = count
+    if not declared or len(declared) < len(groups.get("compute", [])):
+        return problems  # a server's count is known only on the server: checked there
+    most = max(declared.values())
+    having = ", ".join(h for h, c in declared.items() if c == most)
+    found: dict[str, list[str]] = {}
+    for role, name, what, read in GPU_REQUESTS:
+        default = _contract(Path(root), role).get(name, {}).get("default")
+        for host in where.get(role, []):
+            if host == "localhost":
+                continue  # the control host only reports on the servers
+            own = (declared_vars.get(host) or hostvars[host]).get(name)
+            asked = read(default if own is None else own)
+            if asked is not None and asked > most:
+                given = f"{name}" if own is not None else f"{name} (the role's default)"
+                problem = (
+                    f"{given}: {what} {asked} GPUs, more than any GPU server has"
+                    f" (the most: {most}, on {having})"
+                )
+                found.setdefault(problem, []).append(host)
+    return problems + [f"{', '.join(hosts)}: {problem}" for problem, hosts in found.items()]
+
+
 class FilterModule:
     """Role contracts checked across the site, before any play changes anything."""
 
@@ -386,4 +1144,5 @@ class FilterModule:
         return {
             "role_contract_problems": role_contract_problems,
             "listener_problems": listener_problems,
+            "gpu_count_problems": gpu_count_problems,
         }

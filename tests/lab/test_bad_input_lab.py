@@ -23,7 +23,9 @@ sys.path.insert(0, str(ROOT / "tests" / "unit"))
 from test_bad_input import PREFLIGHT_CASES, shared_values
 
 # one case of each kind of check the early phase's first play makes: a cluster-wide
-# setting, a role's argument contract, a cross-field rule, a port, a user's password hash
+# setting, a role's argument contract, a cross-field rule, a port, a user's password hash,
+# a string's format (a registry given as a URL, a bind mount without its destination, an
+# export client that is not a network) and mount options that contradict each other
 # (the mount plan's own checks, its second play, run only once the first has passed)
 CASES = [
     "mtu_too_big",
@@ -31,6 +33,10 @@ CASES = [
     "policy_idle_days_and_pattern",
     "ngc_ssh_port_out_of_range",
     "cluster_user_with_a_plain_password",
+    "registry_given_as_a_url",
+    "volume_without_a_destination",
+    "export_client_not_a_network",
+    "nfs_options_that_contradict",
 ]
 TIERS = [
     {"name": "hot-tier", "nodepools": ["f800_48tb-ssd_256gb"]},

@@ -555,6 +555,100 @@ PREFLIGHT_CASES = [
         {"jupyterhub_cpus_per_gpu": 0},
         "gpu-1: jupyterhub_cpus_per_gpu is 0; allowed: 1..",
     ),
+    # formats and bounds of the later layers, one of each kind the generated test walks
+    # (tests/unit/test_bad_input_generated.py); messages without the host list, which
+    # names every host the role runs on
+    (
+        "registry_given_as_a_url",
+        {},
+        {"cluster_registry": "https://registry.example:5000"},
+        "cluster_registry is 'https://registry.example:5000'; it must be a registry"
+        " host[:port], without a scheme or a path (Docker's registry address)",
+    ),
+    (
+        "volume_without_a_destination",
+        {},
+        {"ngc_container_volumes": ["/mnt"]},
+        "gpu-1: ngc_container_volumes[0] is '/mnt'; it must be a bind mount,"
+        " source:destination[:options] with an absolute destination",
+    ),
+    (
+        "ulimit_docker_cannot_parse",
+        {},
+        {"ngc_container_ulimits": ["memlock=unlimited"]},
+        "gpu-1: ngc_container_ulimits[0] is 'memlock=unlimited'; it must be a Docker ulimit,"
+        " name:soft[:hard] (e.g. memlock:-1:-1)",
+    ),
+    (
+        "fio_size_negative",
+        {},
+        {"validate_fio_size": "-64MiB"},
+        "gpu-1: validate_fio_size is '-64MiB'; it must be a size as fio reads it"
+        " (e.g. 64MiB, 64g, 10%)",
+    ),
+    (
+        "nfs_options_that_contradict",
+        {},
+        {"isilon_mounts_data_options": ["rsize=524288", "soft", "hard"]},
+        "gpu-1: isilon_mounts_data_options: hard and soft contradict each other; keep one",
+    ),
+    (
+        "mounts_in_the_thousands",
+        {},
+        {"isilon_mounts_per_host": 2000},
+        "gpu-1: isilon_mounts_per_host is 2000; allowed: 1..256",
+    ),
+    (
+        "export_client_not_a_network",
+        {},
+        {"onefs_tiering_exports": [{"path": "/ifs/data", "clients": ["172.16.1.0/240"]}]},
+        "onefs_tiering_exports[0].clients[0] is '172.16.1.0/240'; it must be an address,"
+        " a network (CIDR) or a host name",
+    ),
+    (
+        "policy_apply_order_zero",
+        {},
+        {
+            "onefs_tiering_policies": [
+                {"name": "cold", "apply_order": 0, "storagepool": "archive", "idle_days": 30}
+            ]
+        },
+        "onefs_tiering_policies[0].apply_order is 0; allowed: 1..",
+    ),
+    (
+        "policy_size_without_its_unit",
+        {},
+        {
+            "onefs_tiering_policies": [
+                {
+                    "name": "big files",
+                    "apply_order": 1,
+                    "storagepool": "archive",
+                    "file_matching_pattern": {
+                        "or_criteria": [
+                            {
+                                "and_criteria": [
+                                    {
+                                        "type": "size",
+                                        "condition": "greater_than",
+                                        "size_info": {"size_value": 100},
+                                    }
+                                ]
+                            }
+                        ]
+                    },
+                }
+            ]
+        },
+        "onefs_tiering_policies[0].file_matching_pattern.or_criteria[0].and_criteria[0]"
+        ".size_info.size_unit is required",
+    ),
+    (
+        "head_node_on_a_gpu_servers_address",
+        {"head": {"head-1": {"cluster_data_address": "172.16.1.1"}}},
+        {},
+        "cluster_data_address 172.16.1.1 is used by more than one host: gpu-1, head-1",
+    ),
 ]
 
 

@@ -102,12 +102,15 @@ def test_roles_are_found_on_the_hosts_the_playbooks_run_them_on():
         "switches": ["sw-1"],
     }
     hosts = contracts.role_hosts(str(ROOT), groups)
-    assert hosts["nics"] == ["gpu-1", "gpu-2"]
+    # nics reports from the control host (its tasks_from=report.yml, a localhost play)
+    assert hosts["nics"] == ["gpu-1", "gpu-2", "localhost"]
     assert hosts["isilon_mounts"] == ["gpu-1", "gpu-2"]
+    # the early phase's templated pattern: the preflight role runs on the control host
+    assert hosts["preflight"] == ["localhost"]
     assert hosts["onefs_tiering"] == ["isilon-1"]
     assert hosts["switches"] == ["sw-1"]
     # the shared settings run wherever a role that depends on them runs
-    assert set(hosts["cluster"]) == {"gpu-1", "gpu-2", "isilon-1", "sw-1"}
+    assert set(hosts["cluster"]) == {"gpu-1", "gpu-2", "isilon-1", "sw-1", "localhost"}
 
 
 class _Undefined:
@@ -117,18 +120,32 @@ class _Undefined:
 _Undefined.__name__ = "AnsibleUndefined"
 
 
+class Marker:
+    """ansible-core 2.19's base of the values it hands on instead of failing."""
+
+
+class UndefinedMarker(Marker):
+    """What 2.19 returns for a variable that reads one the host lacks (inventory_dir on
+    the control host)."""
+
+
 def test_a_problem_shared_by_hosts_is_said_once_and_secrets_are_never_shown():
     groups = {"compute": ["gpu-1", "gpu-2"], "isilon": ["isilon-1"], "switches": []}
     hostvars = {
         "gpu-1": {"isilon_mounts_per_host": "four", "ngc_container_ssh_port": 2222},
-        "gpu-2": {"isilon_mounts_per_host": "four", "nics_apply": _Undefined()},
+        "gpu-2": {
+            "isilon_mounts_per_host": "four",
+            "nics_apply": _Undefined(),
+            "nics_renderer": UndefinedMarker(),
+        },
         "isilon-1": {"cluster_onefs_password": {"not": "a string"}},
     }
     problems = contracts.role_contract_problems(groups, hostvars, str(ROOT))
     assert "gpu-1, gpu-2: isilon_mounts_per_host is 'four', which is not a int" in problems
     secret = [p for p in problems if "cluster_onefs_password" in p]
     assert secret and all("not a string" not in p for p in secret)
-    assert not [p for p in problems if "nics_apply" in p or "ngc_container_ssh_port" in p]
+    unworkable = ("nics_apply", "nics_renderer", "ngc_container_ssh_port")
+    assert not [p for p in problems if any(name in p for name in unworkable)]
 
 
 def test_mutually_exclusive_keys_of_an_item_are_refused_by_path():
@@ -177,3 +194,45 @@ def test_fixed_ports_and_the_ssh_port_ansible_uses_count():
 def test_the_gpu_servers_are_not_checked_for_the_head_nodes_services():
     hostvars = {"head-1": {}, "gpu-1": {"jupyterhub_port": 6817}}
     assert contracts.listener_problems(GROUPS, hostvars, str(ROOT)) == []
+
+
+GPU_GROUPS = {"head": ["head-1"], "compute": ["gpu-1", "gpu-2"], "isilon": [], "switches": []}
+
+
+def test_gpus_asked_for_are_checked_against_the_servers_declared_counts():
+    hostvars = {
+        "head-1": {"jupyterhub_gpus_max": 8, "apptainer_job_sbatch": ["-N 1", "--gres=gpu:v100:6"]},
+        "gpu-1": {"slurm_gpus": 4, "validate_portal_gpus": 2},
+        "gpu-2": {"slurm_gpus": "4", "nvidia_driver_expected_gpus": 4, "validate_portal_gpus": 2},
+    }
+    problems = contracts.gpu_count_problems(GPU_GROUPS, hostvars, str(ROOT))
+    assert problems == [
+        "head-1: jupyterhub_gpus_max: the portal's form offers 8 GPUs, more than any GPU server"
+        " has (the most: 4, on gpu-1, gpu-2)",
+        "head-1: apptainer_job_sbatch: the Apptainer example job asks for 6 GPUs, more than any"
+        " GPU server has (the most: 4, on gpu-1, gpu-2)",
+    ]
+
+
+def test_a_role_default_that_asks_for_more_gpus_than_the_servers_have_is_named():
+    hostvars = {
+        "head-1": {},
+        "gpu-1": {"slurm_gpus": 2},
+        "gpu-2": {"nvidia_driver_expected_gpus": 2},
+    }
+    assert contracts.gpu_count_problems(GPU_GROUPS, hostvars, str(ROOT)) == [
+        "head-1, gpu-1, gpu-2: apptainer_job_sbatch (the role's default): the Apptainer"
+        " example job asks for 4 GPUs, more than any GPU server has (the most: 2, on gpu-1, gpu-2)"
+    ]
+
+
+def test_gpu_counts_left_to_the_servers_are_not_guessed_and_disagreements_are_named():
+    hostvars = {
+        "head-1": {"jupyterhub_gpus_max": 8},
+        "gpu-1": {"slurm_gpus": "auto"},
+        "gpu-2": {"slurm_gpus": 8, "nvidia_driver_expected_gpus": 4},
+    }
+    assert contracts.gpu_count_problems(GPU_GROUPS, hostvars, str(ROOT)) == [
+        "gpu-2: slurm_gpus is 8 but nvidia_driver_expected_gpus is 4; Slurm would offer GPUs"
+        " the server does not have, or hide some"
+    ]
