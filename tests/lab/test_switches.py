@@ -13,6 +13,7 @@ import subprocess
 import time
 from typing import Any
 
+import paramiko
 from conftest import ROOT, lab_password
 from netmiko import ConnectHandler
 
@@ -96,3 +97,31 @@ def test_the_7060_login_lands_privileged_as_its_day0_lines_authorize():
     drives with arista.eos: its day-0 lines authorize exec, so a login lands at `#`."""
     with connect("lab-7060") as conn:
         assert conn.find_prompt() == "lab-7060#"
+
+
+def test_every_lab_switch_answers_an_ssh_exec_request(lab_groups):
+    """`ssh admin@<switch> "<command>"` (an exec request, as Ansible's raw, monitoring
+    scripts and backup tools read a switch) on the five lab switches: the command's output
+    and exit status 0, through the published port and the pinned host key. Each
+    platform's exec semantics are proved in process: tests/unit/test_switch_sim_exec.py."""
+    commands = {
+        "os10": ("show version", "OS10 Enterprise"),
+        "eos": ("show version", "DCS-7060CX2-32S"),
+        "mlnxos": ('cli "enable" "show version"', "MLNX-OS"),
+        "cumulus": ("hostname", None),
+    }
+    for name, hvars in sorted(lab_groups["switches"].items()):
+        command, expected = commands[hvars["lab_switch_platform"]]
+        client = paramiko.SSHClient()
+        client.load_host_keys(str(ROOT / "lab" / ".state" / "known_hosts"))
+        client.connect(
+            "127.0.0.1", port=hvars["lab_ssh_port"], username="admin",
+            password=lab_password("switch"), look_for_keys=False, allow_agent=False,
+        )  # fmt: skip
+        try:
+            _stdin, stdout, _stderr = client.exec_command(command, timeout=20)
+            output = stdout.read().decode()
+            assert stdout.channel.recv_exit_status() == 0, (name, output)
+        finally:
+            client.close()
+        assert (expected or name) in output, (name, output)

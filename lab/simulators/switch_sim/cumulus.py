@@ -116,6 +116,27 @@ class CumulusSession:
         first-boot loader should stop on (this platform's errors do not start with `%`)."""
         return output.startswith(("-bash:", "sudo:", "adduser:")) or self.tool.failed(output)
 
+    # -- SSH exec (`ssh cumulus@leaf01 "nv show interface"`, Ansible's raw) ---------------
+
+    EXEC_ERRORS_ON_STDERR = True  # bash's, sudo's and the tools' errors go to stderr
+    # sudo(8) without a terminal to read the password from (an exec channel)
+    NO_TERMINAL = (
+        "sudo: a terminal is required to read the password; either use the -S option to"
+        " read from standard input or configure an askpass helper"
+    )
+
+    def exec_lines(self, command: str) -> list[str]:
+        """The command as bash -c runs it: one command line (the simulator's shell does
+        not emulate `;`, `&&` or pipes)."""
+        return [command]
+
+    def exec_status(self, line: str, output: str) -> int:
+        """bash's exit status: 127 for a command it does not find, 1 for another error
+        (the tools' own codes are unverified), 0 otherwise."""
+        if output.startswith("-bash:") and output.endswith("command not found"):
+            return 127
+        return 1 if self.refused(output) else 0
+
     def counts_as_config(self, line: str, output: str) -> bool:
         """Accepted `net add|del` / `nv set|unset` lines, for the dropped-session fault."""
         words = line.split()

@@ -38,6 +38,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+import shlex
 import time
 from collections.abc import Callable
 from typing import Any
@@ -353,6 +354,19 @@ class MLNXOSSession:
         self.mode = "enable"
         self.targets: list[str] = []
         self.target_text = ""
+
+    def exec_lines(self, command: str) -> list[str]:
+        """An SSH exec request's lines: `cli "enable" "show interfaces ib status"` runs
+        each quoted argument as a line, in order (as Omnia reads its QM8700s; options such
+        as `-h` before them are skipped: their meaning is unverified); any other command
+        is one CLI line."""
+        try:
+            words = shlex.split(command)
+        except ValueError:
+            return [command]
+        if words[:1] == ["cli"]:
+            return [word for word in words[1:] if not word.startswith("-")]
+        return [command]
 
     def login(self, username: str, password: str = "") -> None:
         """Every SSH login starts in Standard mode (`>`), whatever the account [SX6036 notes]."""

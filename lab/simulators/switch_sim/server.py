@@ -1,10 +1,14 @@
-"""SSH side of the switch simulator: paramiko server, the interactive shell, fault injection.
+"""SSH side of the switch simulator: paramiko server, the interactive shell, SSH exec
+requests, fault injection.
 
 Each accepted connection gets a session object of the device model (one module per
 platform, listed in PLATFORMS: os10, eos, cumulus, mlnxos); the
 shell echoes what it receives, ends lines with CRLF, runs each line and prints the
-output and the prompt. Faults are read from a JSON file at every new session, so a test
-can change them without restarting the simulator:
+output and the prompt. An exec request (`ssh user@switch "show version"`, Ansible's
+`raw`) runs its command's lines in a session of the same account, as the interactive
+login would, and answers with their output and an exit status. Faults are read from a
+JSON file at every new session, so a test can change them without restarting the
+simulator (exec requests honour delay_seconds, slow_commands and reject_commands):
 {"drop_after_config_commands": N, "delay_seconds": F, "reject_commands": ["regex", ...],
 "slow_commands": ["regex", ...], "slow_seconds": F}. delay_seconds slows every reply;
 slow_commands slows only the replies to matching commands, by slow_seconds.
@@ -75,6 +79,24 @@ class OptionalSessionHooks(Protocol):
         """Whether an accepted line counts for the fault drop_after_config_commands, on
         models that have no configuration mode (in_config is then not used for it)."""
 
+    def exec_lines(self, command: str) -> list[str]:
+        """The lines an SSH exec request's command runs, in order; default: each line of
+        the command (MLNX-OS: the arguments of `cli "..." "..."`)."""
+
+    def exec_status(self, line: str, output: str) -> int:
+        """The exit status of an exec request whose line failed; default 1 for a line
+        answered with a `%` error. Running stops at the first failure."""
+
+    @property
+    def EXEC_ERRORS_ON_STDERR(self) -> bool:
+        """Whether a failed line's output goes to stderr (a Linux shell); default False:
+        a network CLI prints its errors where it prints everything."""
+
+    @property
+    def NO_TERMINAL(self) -> str:
+        """What the device says when a line waits for a password (echo off) on an exec
+        channel, which has no terminal to read it from."""
+
 
 SessionFactory = Callable[[SwitchState], Session]  # a platform's session class
 
@@ -101,7 +123,8 @@ class _Auth(paramiko.ServerInterface):
         self.users = users
         self.username = ""
         self.password = ""
-        self.shell = threading.Event()
+        self.command: str | None = None  # an exec request's command; None for a shell
+        self.shell = threading.Event()  # a shell or an exec request was made
 
     def check_auth_password(self, username: str, password: str) -> int:
         if self.users.get(username) == password:
@@ -121,6 +144,11 @@ class _Auth(paramiko.ServerInterface):
         return True
 
     def check_channel_shell_request(self, channel: Any) -> bool:
+        self.shell.set()
+        return True
+
+    def check_channel_exec_request(self, channel: Any, command: bytes) -> bool:
+        self.command = command.decode(errors="replace")
         self.shell.set()
         return True
 
@@ -192,7 +220,14 @@ class Switch:
             session = self.session_cls(self.state)
             if hasattr(session, "login"):  # models whose landing mode depends on the user
                 session.login(auth.username, auth.password)
-            Shell(channel, session, self.faults()).run()
+            if auth.command is None:
+                Shell(channel, session, self.faults()).run()
+            else:
+                Exec(channel, session, self.faults()).run(auth.command)
+                # the client reads the output and the exit status, then closes
+                deadline = time.monotonic() + 5
+                while transport.is_active() and time.monotonic() < deadline:
+                    time.sleep(0.02)
         except (paramiko.SSHException, EOFError, OSError):
             pass
         finally:
@@ -270,6 +305,67 @@ class Shell:
                 return False
         self.write(self.session.prompt())
         return True
+
+
+class Exec:
+    """One SSH exec request: the command's lines run in order at the account's landing
+    mode, their output sent back (LF line ends: no terminal), then the exit status: 0, or
+    the failing line's (exec_status) after which nothing more runs. Whether EOS, OS10 and
+    MLNX-OS stop at the first failing line, and their exit codes, are unverified; Cumulus
+    answers as bash does."""
+
+    def __init__(self, channel: Any, session: Session, faults: dict[str, Any]):
+        self.channel = channel
+        self.session = session
+        self.delay = float(faults.get("delay_seconds", 0))
+        self.reject = [re.compile(p) for p in faults.get("reject_commands", [])]
+        self.slow = [re.compile(p) for p in faults.get("slow_commands", [])]
+        self.slow_seconds = float(faults.get("slow_seconds", 0))
+
+    def _lines(self, command: str) -> list[str]:
+        if hasattr(self.session, "exec_lines"):
+            return self.session.exec_lines(command)
+        return [line for line in command.splitlines() if line.strip()]
+
+    def _failed(self, line: str, output: str) -> int:
+        if hasattr(self.session, "exec_status"):
+            return self.session.exec_status(line, output)
+        return 1 if output.lstrip("\x07").startswith("%") else 0
+
+    def _send(self, text: str, error: bool = False) -> None:
+        if not text:
+            return
+        data = (text if text.endswith("\n") else text + "\n").encode()
+        if error and getattr(self.session, "EXEC_ERRORS_ON_STDERR", False):
+            self.channel.sendall_stderr(data)
+        else:
+            self.channel.sendall(data)
+
+    def run(self, command: str) -> None:
+        status = 0
+        for line in self._lines(command):
+            if self.delay:
+                time.sleep(self.delay)
+            if self.slow_seconds and any(p.search(line.strip()) for p in self.slow):
+                time.sleep(self.slow_seconds)
+            if any(p.search(line.strip()) for p in self.reject):
+                self._send(getattr(self.session, "REJECTED", "% Invalid input"), error=True)
+                status = 1
+                break
+            try:
+                output = self.session.execute(line)
+            except SessionEnd:
+                break
+            if not getattr(self.session, "echo", True):  # it waits for a password
+                self._send(getattr(self.session, "NO_TERMINAL", "% No terminal"), error=True)
+                status = 1
+                break
+            status = self._failed(line, output)
+            self._send(output, error=status != 0)
+            if status:
+                break
+        self.channel.send_exit_status(status)
+        self.channel.close()
 
 
 def read_users(path: str) -> dict[str, str]:
