@@ -644,6 +644,12 @@ PREFLIGHT_CASES = [
         ".size_info.size_unit is required",
     ),
     (
+        "share_client_option_past_what_linux_takes",
+        {"head": {"head-1": {"cluster_data_address": "172.16.1.100"}}},
+        {"nfs_share_client_options": ["vers=3", "rsize=2097152"]},
+        "nfs_share_client_options[1] is 'rsize=2097152': rsize must be 1024..1048576",
+    ),
+    (
         "head_node_on_a_gpu_servers_address",
         {"head": {"head-1": {"cluster_data_address": "172.16.1.1"}}},
         {},

@@ -12,6 +12,9 @@ _PATH = Path(__file__).resolve().parents[2] / "filter_plugins" / "isilon_mounts.
 _SPEC = importlib.util.spec_from_file_location("mount_plan", _PATH)
 mount_plan = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(mount_plan)
+_CLIENT = importlib.util.spec_from_file_location("nfs_client", _PATH.parent / "nfs_client.py")
+nfs_client = importlib.util.module_from_spec(_CLIENT)
+_CLIENT.loader.exec_module(nfs_client)
 plan_for = mount_plan.isilon_mount_plan
 options = mount_plan.isilon_mount_options
 
@@ -306,17 +309,17 @@ def test_no_list_means_nothing_owned_yet():
 def test_the_papers_nfs_options_pass_the_linux_client_rules():
     papers = ["rsize=524288", "wsize=524288", "nolock", "soft", "timeo=50", "retrans=1",
               "proto=tcp", "vers=3", "nconnect=8", "defaults"]  # fmt: skip
-    assert mount_plan.nfs_option_problems(papers, "o") == []
+    assert nfs_client.nfs_option_problems(papers, "o") == []
 
 
 def test_nfs_options_the_client_would_refuse_are_named():
-    assert mount_plan.nfs_option_problems(["rsize=512", "timeo=", "vers=5", "a b"], "o") == [
+    assert nfs_client.nfs_option_problems(["rsize=512", "timeo=", "vers=5", "a b"], "o") == [
         "o[0] is 'rsize=512': rsize must be 1024..1048576",
         "o[1] is 'timeo=': timeo needs a value",
         "o[2] is 'vers=5': vers is one of 3, 4, 4.0, 4.1, 4.2",
         "o[3] is 'a b': one option per item, without spaces",
     ]
-    assert mount_plan.nfs_option_problems("rsize=1k,nolock", "o") == [
+    assert nfs_client.nfs_option_problems("rsize=1k,nolock", "o") == [
         "o[0] is 'rsize=1k': rsize takes a whole number (1024..1048576)"
     ]
 
