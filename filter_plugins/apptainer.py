@@ -14,7 +14,7 @@ from typing import Any
 # and the GitHub release RPMs x86_64 only (apptainer-admindocs installation.rst,
 # "Install from GitHub release RPMs", "Install Debian packages").
 _RELEASE_ARCHES = {"x86_64", "amd64"}
-# `apptainer --version` prints e.g. "apptainer version 1.4.5" (the modules role reads it too).
+# `apptainer --version` prints e.g. "apptainer version 1.4.5" (the lmod role reads it too).
 _VERSION = re.compile(r"[0-9]+(?:\.[0-9]+)+(?:[-~][0-9A-Za-z.]+)?")
 # An apptainer.conf line that sets a key, as Apptainer's own parser reads it
 # (pkg/util/apptainerconf/parser.go, parserReg): letters, spaces, `_` and `-`, then `=`.

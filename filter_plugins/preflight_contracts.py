@@ -482,11 +482,11 @@ FORMATS: dict[str, str] = {
     "jupyterhub_hub_packages[]": "pinned_python_package",
     "jupyterhub_pip_index_url": "url",
     # modules
-    "modules_tree_group": "ansible_group",
-    "modules_extra[].name": "file_name",
-    "modules_extra[].version": "file_name",
-    "modules_extra[].whatis": "one_line",
-    "modules_report_hosts[]": "inventory_host",
+    "lmod_tree_group": "ansible_group",
+    "lmod_extra[].name": "file_name",
+    "lmod_extra[].version": "file_name",
+    "lmod_extra[].whatis": "one_line",
+    "lmod_report_hosts[]": "inventory_host",
     # nfs_share
     "nfs_share_server_host": "inventory_host",
     "nfs_share_client_group": "ansible_group",
@@ -608,7 +608,7 @@ FREE_TEXT: dict[str, str] = {
     "cluster_registry_password": "a secret",
     "cluster_users_accounts[].comment": "a full name (GECOS)",
     "container_runtime_registry_logins[].password": "a secret",
-    "modules_extra[].help": "text shown by `module help`",
+    "lmod_extra[].help": "text shown by `module help`",
     "nfs_share_raid.idrac.password": "a secret",
     "ngc_container_mpi_args[]": "mpirun arguments",
     "ngc_container_launch_mpi_options[]": "mpirun arguments",
@@ -958,6 +958,26 @@ def _resolved(value: Any) -> Any:
     return value
 
 
+# Role variable prefixes that were renamed: an inventory that still sets the old name
+# would be silently ignored, so preflight names it with its new name.
+RENAMED_PREFIXES = {
+    "modules_": "lmod_",  # the Lmod role was `modules`, a name Ansible's modules shadowed
+}
+
+
+def _renamed(host_vars: Any) -> list[str]:
+    try:
+        names = list(host_vars)
+    except Exception:  # a mapping the caller cannot list: nothing to say
+        return []
+    return [
+        f"{name} is now {new}{name[len(old) :]}; rename it in the inventory"
+        for name in names
+        for old, new in RENAMED_PREFIXES.items()
+        if str(name).startswith(old)
+    ]
+
+
 def role_contract_problems(
     groups: Mapping[str, Sequence[str]], hostvars: Mapping[str, Any], root: str
 ) -> list[str]:
@@ -978,6 +998,8 @@ def role_contract_problems(
                     host_vars[host] = hostvars[host]
                 except KeyError:  # the control host, where the caller passes no variables
                     host_vars[host] = {}
+                for problem in _renamed(host_vars[host]):
+                    found.setdefault(problem, []).append(host)
             for name, spec in options.items():
                 present, value = _value(host_vars[host], name)
                 if not present or value is None:

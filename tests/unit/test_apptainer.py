@@ -312,7 +312,7 @@ def _render_job(**context) -> str:
     return env.get_template("ngc.job.j2").render(**{**values, **context})
 
 
-def test_job_example_loads_the_modules_and_runs_the_first_image_with_nv():
+def test_job_example_loads_the_lmod_and_runs_the_first_image_with_nv():
     plan = app.apptainer_images(
         [{"name": "tensorflow", "image": "nvcr.io/nvidia/tensorflow:19.03-py3"}], "/img"
     )

@@ -236,3 +236,12 @@ def test_gpu_counts_left_to_the_servers_are_not_guessed_and_disagreements_are_na
         "gpu-2: slurm_gpus is 8 but nvidia_driver_expected_gpus is 4; Slurm would offer GPUs"
         " the server does not have, or hide some"
     ]
+
+
+def test_a_variable_of_a_renamed_role_is_named_with_its_new_name():
+    groups = {"head": ["head-1"], "compute": ["gpu-1"], "isilon": [], "switches": []}
+    hostvars = {"head-1": {"modules_tree_dir": "/apps"}, "gpu-1": {"modules_tree_dir": "/apps"}}
+    problems = contracts.role_contract_problems(groups, hostvars, str(ROOT))
+    assert problems == [
+        "gpu-1, head-1: modules_tree_dir is now lmod_tree_dir; rename it in the inventory"
+    ]

@@ -128,7 +128,7 @@ def apptainer_module(host: str, apptainer: dict[str, Any]) -> tuple[dict | None,
 
 
 def extra_modules(extra: list[dict[str, Any]]) -> list[dict]:
-    """The site's modules (modules_extra) in the template's shape; bad names refused.
+    """The site's modules (lmod_extra) in the template's shape; bad names refused.
 
     A `/` in a name or version would put the file in another module's directory.
     """
@@ -138,7 +138,7 @@ def extra_modules(extra: list[dict[str, Any]]) -> list[dict]:
             value = str(entry.get(key) or "")
             if not value or "/" in value or value.startswith("."):
                 raise ValueError(
-                    f"modules_extra[{index}].{key} is {value!r}; allowed: a non-empty name"
+                    f"lmod_extra[{index}].{key} is {value!r}; allowed: a non-empty name"
                     " without '/' that does not start with '.'"
                 )
         modules.append(
@@ -170,7 +170,7 @@ def kept_aliases(aliases: dict[str, str], available: list[str]) -> tuple[dict[st
     return kept, dropped
 
 
-def modules_plan(
+def lmod_plan(
     host: str,
     openmpi: dict[str, Any],
     cuda: dict[str, Any],
@@ -198,7 +198,7 @@ def modules_plan(
     for site in extra_modules(extra):
         if (site["name"], site["version"]) in builtin:
             raise ValueError(
-                f"modules_extra names {site['name']}/{site['version']}, which the role"
+                f"lmod_extra names {site['name']}/{site['version']}, which the role"
                 " writes itself on this host"
             )
         modules.append(site)
@@ -207,7 +207,7 @@ def modules_plan(
     return {"modules": modules, "aliases": kept, "available": available, "absent": absent + dropped}
 
 
-def modules_in_tree(paths: list[str], tree: str) -> list[str]:
+def lmod_in_tree(paths: list[str], tree: str) -> list[str]:
     """ "name/version" of the modulefiles found under `tree` (hidden files left out).
 
     How a host that reads a shared tree, without writing it, learns what it offers.
@@ -222,7 +222,7 @@ def modules_in_tree(paths: list[str], tree: str) -> list[str]:
     return sorted(found)
 
 
-def modules_intended_files(
+def lmod_intended_files(
     plan: dict[str, Any],
     core_dir: str,
     tree_dir: str,
@@ -259,7 +259,7 @@ def modules_intended_files(
     return entries
 
 
-def modules_report(
+def lmod_report(
     host_vars: Mapping[str, Any],
     tree_dir: str,
     tree_group: str,
@@ -268,14 +268,14 @@ def modules_report(
 ) -> str:
     """The line the role reports for one host: its modules, where a host reads a shared
     tree which group writes it, and why any module is absent. `tree_shared` is the role's
-    modules_tree_shared where the host does not set its own; `writers` the hosts of
+    lmod_tree_shared where the host does not set its own; `writers` the hosts of
     `tree_group`."""
-    plan = host_vars["_modules_plan"]
-    shared = host_vars.get("modules_tree_shared", tree_shared)
+    plan = host_vars["_lmod_plan"]
+    shared = host_vars.get("lmod_tree_shared", tree_shared)
     writes = str(shared).strip().lower() not in ("1", "true", "yes", "on") or (
         host_vars["inventory_hostname"] in (writers or [])
     )
-    available = host_vars.get("modules_available", [])
+    available = host_vars.get("lmod_available", [])
     where = "" if writes else f" (the shared tree {tree_dir}, written by the {tree_group} group)"
     absent = "; ".join(plan.get("absent") or []) if writes and plan.get("absent") else "none"
     return (
@@ -285,12 +285,12 @@ def modules_report(
 
 
 class FilterModule:
-    """The modules role's planning filters."""
+    """The lmod role's planning filters."""
 
     def filters(self) -> dict[str, Any]:
         return {
-            "modules_plan": modules_plan,
-            "modules_in_tree": modules_in_tree,
-            "modules_intended_files": modules_intended_files,
-            "modules_report": modules_report,
+            "lmod_plan": lmod_plan,
+            "lmod_in_tree": lmod_in_tree,
+            "lmod_intended_files": lmod_intended_files,
+            "lmod_report": lmod_report,
         }

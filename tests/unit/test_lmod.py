@@ -1,4 +1,4 @@
-"""The modules role: its plan, its Lua modulefiles and its contract.
+"""The lmod role: its plan, its Lua modulefiles and its contract.
 
 The templates are rendered with the role's real defaults through Jinja2 as Ansible's
 template module does (trim_blocks); where Lmod itself is installed (Debian's `lmod`,
@@ -18,10 +18,8 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-ROLE = ROOT / "roles" / "modules"
-_SPEC = importlib.util.spec_from_file_location(
-    "modules_plan", ROOT / "filter_plugins" / "modules_plan.py"
-)
+ROLE = ROOT / "roles" / "lmod"
+_SPEC = importlib.util.spec_from_file_location("lmod_plan", ROOT / "filter_plugins" / "lmod.py")
 plan_mod = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(plan_mod)
 
@@ -49,11 +47,11 @@ def _plan(**changes) -> dict:
         "openmpi": OPENMPI,
         "cuda": NO_CUDA,
         "apptainer": NO_APPTAINER,
-        "extra": DEFAULTS["modules_extra"],
-        "aliases": DEFAULTS["modules_aliases"],
+        "extra": DEFAULTS["lmod_extra"],
+        "aliases": DEFAULTS["lmod_aliases"],
         **changes,
     }
-    return plan_mod.modules_plan(HOST, **args)
+    return plan_mod.lmod_plan(HOST, **args)
 
 
 def _render(template: str, **context) -> str:
@@ -149,7 +147,7 @@ def test_aliases_to_modules_the_host_lacks_are_left_out_and_named():
 
 def test_site_modules_with_a_slash_or_a_clash_are_refused():
     bad = [{"name": "tools/x", "version": "1", "whatis": "x"}]
-    with pytest.raises(ValueError, match=r"modules_extra\[0\]\.name is 'tools/x'"):
+    with pytest.raises(ValueError, match=r"lmod_extra\[0\]\.name is 'tools/x'"):
         _plan(extra=bad)
     clash = [{"name": "openmpi", "version": "4.1.4", "whatis": "x"}]
     with pytest.raises(ValueError, match=r"openmpi/4\.1\.4, which the role writes itself"):
@@ -157,9 +155,9 @@ def test_site_modules_with_a_slash_or_a_clash_are_refused():
 
 
 def test_a_reading_host_learns_the_tree_from_the_files_found():
-    tree = DEFAULTS["modules_tree_dir"]
+    tree = DEFAULTS["lmod_tree_dir"]
     found = [f"{tree}/openmpi/4.1.4.lua", f"{tree}/.modulerc.lua", f"{tree}/cuda/.hidden.lua"]
-    assert plan_mod.modules_in_tree(found, tree) == ["openmpi/4.1.4"]
+    assert plan_mod.lmod_in_tree(found, tree) == ["openmpi/4.1.4"]
 
 
 # ---- the Lua files -------------------------------------------------------------------------
@@ -212,7 +210,7 @@ def test_aliases_are_lmod_module_alias_lines():
         cuda={"driver": True, "search_dir": "/usr/local", "dirs": ["/usr/local/cuda-9.1"]},
         aliases={"cuda91/toolkit": "cuda/9.1"},
     )
-    text = _render("modulerc.lua.j2", _modules_plan=plan)
+    text = _render("modulerc.lua.j2", _lmod_plan=plan)
     assert text.splitlines()[0] == "-- managed by dlcluster: modules"
     assert _lua_lines(text) == ['module_alias("cuda91/toolkit", "cuda/9.1")']
 
@@ -221,13 +219,13 @@ def _write_tree(tmp_path: Path, plan: dict) -> tuple[Path, Path]:
     """The role's files as it writes them, under tmp_path (core dir, tree)."""
     core, tree = tmp_path / "core", tmp_path / "tree"
     core.mkdir()
-    (core / "shared.lua").write_text(_render("shared.lua.j2", modules_tree_dir=str(tree)))
+    (core / "shared.lua").write_text(_render("shared.lua.j2", lmod_tree_dir=str(tree)))
     for module in plan["modules"]:
         (tree / module["name"]).mkdir(parents=True, exist_ok=True)
         text = _render("module.lua.j2", item=module)
         (tree / module["name"] / f"{module['version']}.lua").write_text(text)
     if plan["aliases"]:
-        (tree / ".modulerc.lua").write_text(_render("modulerc.lua.j2", _modules_plan=plan))
+        (tree / ".modulerc.lua").write_text(_render("modulerc.lua.j2", _lmod_plan=plan))
     return core, tree
 
 
@@ -304,11 +302,11 @@ def test_only_files_with_the_roles_header_are_found_for_removal():
     tasks = yaml.safe_load((ROLE / "tasks" / "detect.yml").read_text())
     found = next(t for t in tasks if t["name"] == "Find the modulefiles this role wrote before")
     role_vars = yaml.safe_load((ROLE / "vars" / "main.yml").read_text())
-    header = role_vars["_modules_header"]
-    assert found["ansible.builtin.find"]["contains"] == "^{{ _modules_header }}$"
+    header = role_vars["_lmod_header"]
+    assert found["ansible.builtin.find"]["contains"] == "^{{ _lmod_header }}$"
     for template in ("shared.lua.j2", "module.lua.j2", "modulerc.lua.j2"):
         (module,) = _plan()["modules"]
-        text = _render(template, item=module, _modules_plan=_plan())
+        text = _render(template, item=module, _lmod_plan=_plan())
         assert text.splitlines()[0] == header, template
 
 
@@ -316,7 +314,7 @@ def test_the_tree_as_host_state_entries_names_every_file_and_drops_what_left_the
     plan = _plan()
     tree, core = "/cm/shared/modulefiles", "/etc/lmod/modules"
     previous = [f"{tree}/openmpi/4.1.4.lua", f"{tree}/cuda/9.1.lua"]
-    entries = plan_mod.modules_intended_files(plan, core, tree, True, previous)
+    entries = plan_mod.lmod_intended_files(plan, core, tree, True, previous)
     by_path = {entry["path"]: entry for entry in entries}
     assert by_path[core]["state"] == "directory"
     assert by_path[f"{core}/shared.lua"]["template"] == "shared.lua.j2"
@@ -328,7 +326,7 @@ def test_the_tree_as_host_state_entries_names_every_file_and_drops_what_left_the
     assert by_path[f"{tree}/cuda/9.1.lua"] == {"path": f"{tree}/cuda/9.1.lua", "state": "absent"}
     assert all(e.get("owner", "root") == "root" for e in entries)
     # a host that only reads the shared tree checks its core module alone
-    assert [e["path"] for e in plan_mod.modules_intended_files(plan, core, tree, False, [])] == [
+    assert [e["path"] for e in plan_mod.lmod_intended_files(plan, core, tree, False, [])] == [
         core,
         f"{core}/shared.lua",
     ]
@@ -336,12 +334,12 @@ def test_the_tree_as_host_state_entries_names_every_file_and_drops_what_left_the
 
 def test_the_report_line_names_the_modules_and_why_others_are_absent():
     plan = _plan()
-    host_vars = {"inventory_hostname": HOST, "_modules_plan": plan,
-                 "modules_available": plan["available"]}  # fmt: skip
-    line = plan_mod.modules_report(host_vars, "/cm/shared/modulefiles", "head", False, [])
+    host_vars = {"inventory_hostname": HOST, "_lmod_plan": plan,
+                 "lmod_available": plan["available"]}  # fmt: skip
+    line = plan_mod.lmod_report(host_vars, "/cm/shared/modulefiles", "head", False, [])
     assert line.startswith(f"modules on {HOST}: openmpi/4.1.4; absent: ")
     assert f"cuda: no CUDA toolkit under /usr/local on {HOST}" in line
-    shared = plan_mod.modules_report(host_vars, "/cm/shared/modulefiles", "head", True, ["h"])
+    shared = plan_mod.lmod_report(host_vars, "/cm/shared/modulefiles", "head", True, ["h"])
     assert "(the shared tree /cm/shared/modulefiles, written by the head group); absent: none" in (
         shared
     )

@@ -5,7 +5,7 @@ Jobs run `module load shared` and `module load openmpi` as the papers' sample.jo
 job the submitting login shell's environment (its default, --export=ALL), which Debian's
 /etc/profile.d/lmod.sh filled (MODULEPATH, BASH_ENV, the exported `module` function).
 The lab has no GPU driver and no CUDA toolkit, so the tree has no cuda module and the
-role's report says why. The lab sets modules_tree_shared=false (its NFS mounts are
+role's report says why. The lab sets lmod_tree_shared=false (its NFS mounts are
 written to fstab only), so every host holds its own tree.
 """
 
