@@ -115,6 +115,19 @@ def test_only_the_portal_port_listens_beyond_the_head_node():
     assert {a for a in sockets["jupyterhub"] if a.endswith(":8081")} == {f"{HEAD_MGMT}:8081"}
 
 
+def test_idle_sessions_are_culled_by_a_hub_service_with_only_its_scopes():
+    """jupyterhub-idle-culler runs as the hub's managed service with the role's timeout
+    (an idle session's Slurm job ends, its GPUs go back): its first pass at start-up reads
+    the users and their servers, which its role's scopes must allow (a 403 otherwise)."""
+    head = docker_host(HEAD)
+    culler = head.check_output("pgrep -af jupyterhub_idle_culler || true")
+    assert "--timeout=3600" in culler and "--cull-every=300" in culler, culler
+    log = head.check_output("journalctl -q -u jupyterhub --no-pager")
+    assert "idle-culler" in log
+    culler_lines = [line for line in log.splitlines() if "idle-culler" in line or "cull" in line]
+    assert not [line for line in culler_lines if " 403 " in line or "Forbidden" in line]
+
+
 def test_the_portal_serves_the_sites_certificate():
     context = ssl.create_default_context(cafile=str(CA))
     with (
