@@ -29,13 +29,21 @@ LAB_INVENTORY = ROOT / "inventories" / "lab" / "hosts.yml"
 
 def _walk(group: dict[str, Any], name: str, out: dict[str, dict[str, dict[str, Any]]]) -> None:
     """Flatten the YAML inventory into {group: {host: vars}}, children included in parents.
-    A group named again as another's child (an empty entry) adds to what it has."""
-    hosts = dict(group.get("hosts") or {})
+    A group named again as another's child (an empty entry) adds to what it has, and a
+    host listed in several groups keeps the variables of every listing."""
+    hosts = {host: dict(hvars or {}) for host, hvars in (group.get("hosts") or {}).items()}
     for child_name, child in (group.get("children") or {}).items():
         _walk(child or {}, child_name, out)
-        hosts.update(out[child_name])
+        for host, hvars in out[child_name].items():
+            hosts[host] = {**hosts.get(host, {}), **hvars}
     known = out.get(name, {})
-    out[name] = {**known, **{host: dict(hvars or {}) for host, hvars in hosts.items()}}
+    out[name] = {
+        **known,
+        **{host: {**known.get(host, {}), **hvars} for host, hvars in hosts.items()},
+    }
+    for other in out.values():  # the same host seen earlier in another group
+        for host in set(other) & set(hosts):
+            other[host] = {**other[host], **out[name][host]}
 
 
 def load_lab_groups() -> dict[str, dict[str, dict[str, Any]]]:
