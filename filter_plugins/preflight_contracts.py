@@ -94,6 +94,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "jupyterhub_hub_port": (1, 65535),
     "slurm_controller_port": (1, 65535),
     "slurm_report_wait": (1, None),
+    "slurm_health_check_interval": (0, None),  # 0: no health check
     "onefs_tiering_api_port": (1, 65535),
     "switches_port": (1, 65535),
     # OneFS numbers file pool policies from 1 (apply_order 0 is refused by the cluster)

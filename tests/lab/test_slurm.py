@@ -173,3 +173,36 @@ def test_a_partition_change_keeps_running_jobs_and_a_drained_node_is_reported_no
         restored = run_playbook("playbooks/scheduler.yml")
     assert restored.returncode == 0, restored.stdout[-3000:]
     assert "labq" not in _run("sinfo --noheader --format=%P")
+
+
+def test_a_node_that_loses_a_gpu_is_drained_by_its_health_check_and_resumed_once_back():
+    """slurmd runs the role's health check (slurm.conf HealthCheckProgram); here it is run
+    by hand, as slurmd runs it, on a node whose stand-in GPU device file went away: the
+    node is drained with a reason that names it, and resumed by the next pass once the
+    device is back."""
+    config = _run("scontrol show config")
+    assert re.search(
+        r"^HealthCheckProgram\s*=\s*/usr/local/sbin/dlcluster-healthcheck$", config, re.M
+    )
+    assert re.search(r"^HealthCheckInterval\s*=\s*300 sec$", config, re.M), config
+    node = COMPUTE[1]
+    server = docker_host(node)
+    check = "/usr/local/sbin/dlcluster-healthcheck"
+    assert server.run(check).rc == 0  # a healthy node: nothing to say
+    assert server.run("mv /dev/nvidia3 /dev/.nvidia3.away").rc == 0
+    try:
+        failed = server.run(check)
+        assert failed.rc == 1 and "3 of 4 GPU device files" in failed.stderr, failed.stderr
+        state = _run(f"sinfo -h -N -n {node} -o '%T|%200E'").strip()
+        assert state.startswith("drained|dlcluster-health: 3 of 4 GPU device files"), state
+    finally:
+        server.run("mv /dev/.nvidia3.away /dev/nvidia3")
+    assert server.run(check).rc == 0
+    # resumed: idle again once slurmctld has heard from the node (`idle*` until then)
+    for _ in range(60):
+        states = set(_run(f"sinfo -h -N -n {node} -o '%T'").split())
+        if states == {"idle"}:
+            break
+        time.sleep(1)
+    assert states == {"idle"}
+    assert _run(f"sinfo -h -N -n {node} -o '%E'").split("\n")[0].strip() == "none"
