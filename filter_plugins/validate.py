@@ -376,12 +376,12 @@ def _slurm_gpus(gres: str) -> int:
 
 def validate_slurm_ready_nodes(sinfo: str) -> list[str]:
     """The nodes that take jobs, sorted, from `sinfo --Node --noheader
-    --format=%N|%P|%T|%G` (one line per node and partition): where the test job runs,
-    and how many nodes must run it."""
+    --format=%N|%P|%T|%G|%E` (one line per node and partition; the reason a node is
+    drained last): where the test job runs, and how many nodes must run it."""
     ready = set()
     for line in sinfo.splitlines():
-        parts = line.split("|")
-        if len(parts) == 4 and parts[2] in _SLURM_HEALTHY:
+        parts = line.split("|", 4)
+        if len(parts) >= 4 and parts[2] in _SLURM_HEALTHY:
             ready.add(parts[0])
     return sorted(ready)
 
@@ -395,9 +395,10 @@ def validate_slurm_results(
     """The Slurm section: one record per node (state, partitions, GPUs as gres against
     the GPUs the node has) and one for the test job (which nodes ran it with a GPU).
 
-    sinfo_result: the registered `sinfo --Node --noheader --format=%N|%P|%T|%G` on the
-    controller (skipped: no head node); job: the test job's registered result (stdout
-    lines "<node> <CUDA devices>"); expected: GPUs per node name as the nodes reported them.
+    sinfo_result: the registered `sinfo --Node --noheader --format=%N|%P|%T|%G|%E` on the
+    controller (%E: why a node is drained or down, `none` otherwise; skipped: no head
+    node); job: the test job's registered result (stdout lines "<node> <CUDA devices>");
+    expected: GPUs per node name as the nodes reported them.
     """
     if not controller or sinfo_result.get("skipped"):
         return [_record("slurm", controller or "-", "Slurm", status="skipped",
@@ -410,18 +411,23 @@ def validate_slurm_results(
     sinfo = sinfo_result.get("stdout", "")
     nodes: dict[str, dict[str, Any]] = {}
     for line in sinfo.splitlines():
-        parts = line.split("|")
-        if len(parts) != 4:
+        parts = line.split("|", 4)
+        if len(parts) < 4:
             continue
-        name, partition, state, gres = parts
-        node = nodes.setdefault(name, {"partitions": [], "state": state, "gpus": _slurm_gpus(gres)})
+        name, partition, state, gres = parts[:4]
+        reason = parts[4].strip() if len(parts) > 4 and parts[4].strip() != "none" else ""
+        node = nodes.setdefault(
+            name,
+            {"partitions": [], "state": state, "gpus": _slurm_gpus(gres), "reason": reason},
+        )
         node["partitions"].append(partition)
     records = []
     for name, node in sorted(nodes.items()):
         problems = []
         healthy = node["state"] in _SLURM_HEALTHY
         if not healthy:
-            problems.append(f"state {node['state']}")
+            why = f" ({node['reason']})" if node["reason"] else ""
+            problems.append(f"state {node['state']}{why}")
         want = expected.get(name)
         if want is not None and node["gpus"] != want:
             problems.append(f"{node['gpus']} GPUs as gres, the node has {want}")
