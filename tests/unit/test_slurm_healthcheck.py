@@ -19,7 +19,9 @@ ROLE = Path(__file__).resolve().parents[2] / "roles" / "slurm"
 # sinfo answers with the node's state (%T) and reason (%E) from two files; scontrol
 # records its arguments
 STUBS = {
-    "sinfo": '#!/bin/sh\ncase "$*" in *%30T*) cat "$LAB/state";; *%200E*) cat "$LAB/reason";; esac\n',
+    "sinfo": (
+        '#!/bin/sh\ncase "$*" in\n*%30T*) cat "$LAB/state";;\n*%200E*) cat "$LAB/reason";;\nesac\n'
+    ),
     "scontrol": '#!/bin/sh\necho "$*" >> "$LAB/scontrol.log"\n',
 }
 
