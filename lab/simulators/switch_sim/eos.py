@@ -47,6 +47,7 @@ INCOMPLETE = "% Incomplete command"  # [scrapli, arista.eos]
 # [arista.eos: its terminal plugin matches "Maximum number of pending sessions has been
 # reached"; the leading `% ` is **unverified**]
 TOO_MANY_SESSIONS = "% Maximum number of pending sessions has been reached"
+COPY_COMPLETED = "Copy completed successfully."  # **unverified**
 
 factory = model.factory
 render = model.render
@@ -91,8 +92,8 @@ _SHOW: dict[str, Any] = {
     "port-channel": {"summary": {}},
 }
 _EXEC: dict[str, Any] = {
-    "configure": {"terminal": {}, "session": {}},
-    "copy": {"running-config": {"startup-config": {}}},
+    "configure": {"terminal": {}, "session": {}, "replace": {}},
+    "copy": {"running-config": {"startup-config": {}}, "startup-config": {}},
     "write": {"memory": {}},
     "enable": {},
     "disable": {},
@@ -119,6 +120,7 @@ _GLOBAL: dict[str, Any] = {
     "show": _SHOW,
     "commit": {},
     "abort": {},
+    "rollback": {"clean-config": {}},
 }
 _INTERFACE: dict[str, Any] = {
     **_GLOBAL,
@@ -137,8 +139,13 @@ _INTERFACE: dict[str, Any] = {
 _VLAN: dict[str, Any] = {**_GLOBAL, "name": {}, "state": {}}
 
 
-def expand(line: str, table: dict[str, Any]) -> str:
-    """Complete unique keyword prefixes before any pipe, as EOS's parser does."""
+def expand(line: str, table: dict[str, Any], complete: bool = True) -> str:
+    """Complete unique keyword prefixes before any pipe, as EOS's parser does.
+
+    Without `complete` (eAPI's default: its `autoComplete` parameter "allows shorthand
+    commands" [Arista eAPI documentation, anta asynceapi]) an abbreviated keyword is
+    refused as invalid input (the wording of that refusal is **unverified**).
+    """
     command, bar, pipes = line.partition("|")
     words = command.split()
     level = table
@@ -153,6 +160,8 @@ def expand(line: str, table: dict[str, Any]) -> str:
                 raise CommandError("% Ambiguous command")
             if not matches:
                 break
+            if not complete:
+                raise invalid(words, index)
             words[index] = word = matches[0]
         level = level[word]
     return " ".join(words) + (f" {bar}{pipes}" if bar else "")
@@ -166,7 +175,8 @@ class EOSSession:
 
     def __init__(self, state: SwitchState):
         self.state = state
-        model.upgrade(state.running)
+        with state.lock:
+            model.upgrade(state.running)
         # The device model driven without the SSH layer (no login) is at `#`; the SSH
         # server calls login(), which applies the device's rule.
         self.privileged = True
@@ -174,6 +184,9 @@ class EOSSession:
         self.modes: list[tuple[str, Any]] = []
         self.session_name: str | None = None
         self.awaiting_password = False
+        # Keyword prefixes are completed, as at any CLI; eAPI turns it off unless the
+        # request sets `autoComplete`.
+        self.auto_complete = True
 
     # ---- login, prompt, privilege ----------------------------------------------------
 
@@ -223,21 +236,32 @@ class EOSSession:
     # ---- dispatch --------------------------------------------------------------------
 
     def execute(self, line: str) -> str:
-        """Run one line; returns what the device prints (no prompt)."""
-        if self.awaiting_password:
-            return self._enable_password(line)
-        line = line.strip()
-        if not line:
-            return ""
+        """Run one line; returns what the device prints (no prompt), a refusal included."""
         try:
-            line = expand(line, self._keywords())
+            return self.run(line)
+        except CommandError as err:
+            return str(err)
+
+    def run(self, line: str, as_json: bool = False) -> Any:
+        """Run one line; return what the device prints or, with as_json, the JSON model
+        of a show command (what eAPI's `format: json` answers; other commands still
+        return their text). A refusal raises CommandError.
+
+        The switch's lock is held for the line: other sessions (SSH or eAPI) interleave
+        between lines, never within one.
+        """
+        with self.state.lock:
+            if self.awaiting_password:
+                return self._enable_password(line)
+            line = line.strip()
+            if not line:
+                return ""
+            line = expand(line, self._keywords(), self.auto_complete)
             if line.split()[0] == "show":
-                return eos_show.run(self, line)
+                return eos_show.json_model(self, line) if as_json else eos_show.run(self, line)
             if not self.modes:
                 return self._exec(line)
             return self._config_line(line)
-        except CommandError as err:
-            return str(err)
 
     def _keywords(self) -> dict[str, Any]:
         if not self.modes:
@@ -250,7 +274,7 @@ class EOSSession:
         if secret and model.check_secret(password, secret):
             self.privileged = True
             return ""
-        return "% Access denied"  # wording **unverified**
+        raise CommandError("% Access denied")  # wording **unverified**
 
     def require_privilege(self) -> None:
         if not self.privileged:
@@ -286,12 +310,51 @@ class EOSSession:
             return ""
         if words in (["copy", "running-config", "startup-config"], ["write", "memory"], ["write"]):
             self.state.save()
-            return "Copy completed successfully."  # **unverified**
+            return COPY_COMPLETED
+        if words[:1] == ["copy"]:
+            return self._copy_to_flash(words)
+        if words[:2] == ["configure", "replace"]:
+            return self._configure_replace(words)
         if words[:1] == ["bash"]:
             return eos_show.bash(self, words)
         if words[:1] == ["dir"]:
             return eos_show.dir_all_filesystems(self, words)
         raise invalid(words, 0)
+
+    def _copy_to_flash(self, words: list[str]) -> str:
+        """`copy running-config|startup-config flash:NAME`: napalm's commit keeps the
+        startup configuration it replaces as `flash:rollback-0` [napalm eos driver]. The
+        file holds the configuration itself (the model renders it as EOS prints it).
+        `flash:startup-config` is the startup configuration (`dir` lists it in flash:/)."""
+        sources = {"running-config": self.state.running, "startup-config": self.state.startup}
+        if len(words) < 3:
+            raise CommandError(INCOMPLETE)
+        if words[1] not in sources:
+            raise invalid(words, 1)
+        name = words[2].removeprefix("flash:")
+        if len(words) > 3 or not words[2].startswith("flash:") or not name or "/" in name:
+            raise invalid(words, 2)
+        if name != "startup-config":
+            self.state.write_file(name, sources[words[1]])
+        elif words[1] == "running-config":
+            self.state.save()
+        return COPY_COMPLETED
+
+    def _configure_replace(self, words: list[str]) -> str:
+        """`configure replace flash:NAME`: the file becomes the running configuration
+        (napalm's rollback) [napalm eos driver, EOS manual]. A file that is not there is
+        refused (the wording is **unverified**)."""
+        if len(words) == 2:
+            raise CommandError(INCOMPLETE)
+        if len(words) > 3 or not words[2].startswith("flash:"):
+            raise invalid(words, 2 if len(words) == 3 else 3)
+        name = words[2].removeprefix("flash:")
+        saved = self.state.startup if name == "startup-config" else self.state.files.get(name)
+        if saved is None:
+            raise CommandError(f"% Error: {words[2]}: No such file or directory")
+        self.state.running = copy.deepcopy(saved)
+        model.upgrade(self.state.running)
+        return ""
 
     def _terminal(self, words: list[str]) -> str:
         """`terminal length 0` / `terminal width N`: netmiko and arista.eos wait for the
@@ -368,6 +431,12 @@ class EOSSession:
                 del self.sessions[self.session_name]
             self.modes.clear()
             self.session_name = None  # after commit the CLI leaves session mode [EOS 4.25 notes]
+            return ""
+        if words == ["rollback", "clean-config"] and self.session_name is not None:
+            # the session starts over from the factory configuration, before the lines
+            # of a full replace [EOS manual, arista.eos, napalm]; its hostname is the
+            # one EOS shows with none configured (`no hostname`), **inferred**
+            self.sessions[self.session_name]["config"] = model.factory("localhost")
             return ""
         if words[:1] == ["do"] and len(words) > 1:
             return self._exec(" ".join(words[1:]))

@@ -122,20 +122,23 @@ def apply_text_pipe(text: str, pipe: str, arg: str, words: list[str]) -> str:
     return section(text, arg)
 
 
-def run(session: ShowSession, line: str) -> str:
-    """A show command with its pipes."""
+def checked_pipes(line: str) -> tuple[str, list[tuple[str, str]]]:
+    """split_pipes, refusing a pipe EOS does not have."""
     command, pipes = split_pipes(line)
     words = line.split()
-    as_json = bool(pipes) and pipes[0][0] == "json"
-    if as_json:
-        pipes = pipes[1:]
     for pipe, _ in pipes:
         if pipe not in ("include", "exclude", "section", "begin", "grep", "json", "nz"):
             token = words.index(pipe) if pipe in words else len(words) - 1
             raise CommandError(f"% Invalid input (at token {token}: '{pipe}')")
-    if as_json:
-        data = show_json(session, command)
-        return json.dumps(data, indent=2)
+    return command, pipes
+
+
+def run(session: ShowSession, line: str) -> str:
+    """A show command with its pipes."""
+    command, pipes = checked_pipes(line)
+    words = line.split()
+    if pipes and pipes[0][0] == "json":
+        return json.dumps(show_json(session, command), indent=2)
     text = show_text(session, command)
     for pipe, arg in pipes:
         if pipe == "nz":
@@ -144,6 +147,16 @@ def run(session: ShowSession, line: str) -> str:
             raise CommandError(UNCONVERTED)
         text = apply_text_pipe(text, pipe, arg, words)
     return text
+
+
+def json_model(session: ShowSession, line: str) -> Any:
+    """What eAPI's `format: json` answers for a show command: the document `| json`
+    prints [pyntc PR #419: `| json` "renders the same document eAPI returns"]. A text
+    filter (`| include` ...) has no JSON model: unconverted (**unverified**)."""
+    command, pipes = checked_pipes(line)
+    if any(pipe not in ("json", "nz") for pipe, _ in pipes):
+        raise CommandError(UNCONVERTED)
+    return show_json(session, command)
 
 
 # ---- the command table ------------------------------------------------------------------
@@ -685,12 +698,18 @@ def dir_all_filesystems(session: ShowSession, words: list[str]) -> str:
     emilarista/tieto-borderlab, commands/P1/report.md]."""
     if words[1:] not in ([], ["all-filesystems"], ["flash:"]):
         raise CommandError(f"% Invalid input (at token 1: '{words[1]}')")
-    size = len(model.render(session.state.startup))
+    files = {
+        f"EOS-{model.EOS_VERSION}.swi": 727412812,
+        "startup-config": len(model.render(session.state.startup)),
+        **{name: len(model.render(saved)) for name, saved in session.state.files.items()},
+    }
     flash = [
         "Directory of flash:/",
         "",
-        f"       -rw-  {727412812:>11}           Jan  1 00:00  EOS-{model.EOS_VERSION}.swi",
-        f"       -rw-  {size:>11}           Jan  1 00:00  startup-config",
+        *(
+            f"       -rw-  {files[name]:>11}           Jan  1 00:00  {name}"
+            for name in sorted(files, key=str.lower)  # the order is **unverified**
+        ),
         "",
         "3957878784 bytes total (2558803968 bytes free)",
     ]

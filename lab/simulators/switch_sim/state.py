@@ -25,8 +25,12 @@ class SwitchState:
     def __init__(self, path: str | os.PathLike, factory: dict[str, Any]):
         self.path = Path(path)
         self.lock = threading.RLock()
-        self.startup = self._load() or copy.deepcopy(factory)
+        saved = self._load()
+        self.startup = saved.get("startup") or copy.deepcopy(factory)
         self.running = copy.deepcopy(self.startup)
+        # Other files on the switch's own storage (EOS's flash:, e.g. `copy startup-config
+        # flash:rollback-0`): they survive a restart, as startup does.
+        self.files: dict[str, Any] = saved.get("files", {})
         # Front-panel ports with a cable plugged in (none on a factory switch): a port
         # without one is down / notconnect.
         self.cabled_ports: frozenset[int] = frozenset()
@@ -34,17 +38,27 @@ class SwitchState:
         # (EOS keeps pending configuration sessions here; a restart discards them).
         self.volatile: dict[str, Any] = {}
 
-    def _load(self) -> dict[str, Any] | None:
+    def _load(self) -> dict[str, Any]:
         if self.path.exists():
-            return json.loads(self.path.read_text())["startup"]
-        return None
+            return json.loads(self.path.read_text())
+        return {}
 
     def save(self) -> None:
         """Copy running to startup and persist it atomically."""
         with self.lock:
             self.startup = copy.deepcopy(self.running)
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".state-")
-            with os.fdopen(fd, "w") as handle:
-                json.dump({"startup": self.startup}, handle, indent=1, sort_keys=True)
-            os.replace(tmp, self.path)
+            self._persist()
+
+    def write_file(self, name: str, content: Any) -> None:
+        """Keep a copy of `content` as the file `name` on the switch's storage, at once."""
+        with self.lock:
+            self.files[name] = copy.deepcopy(content)
+            self._persist()
+
+    def _persist(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".state-")
+        with os.fdopen(fd, "w") as handle:
+            saved = {"startup": self.startup, "files": self.files}
+            json.dump(saved, handle, indent=1, sort_keys=True)
+        os.replace(tmp, self.path)
