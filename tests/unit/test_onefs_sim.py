@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import requests
+from throwaway_tls import self_signed
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "lab" / "simulators"))
@@ -304,47 +305,8 @@ def test_state_survives_a_restart(tmp_path):
         second.stop()
 
 
-def _self_signed(tmp_path: Path) -> tuple[str, str]:
-    """A certificate for 127.0.0.1 that is its own CA, like a one-node lab CA."""
-    import ipaddress
-
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(1)
-        .not_valid_before(now)
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-            critical=False,
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = tmp_path / "cert.pem", tmp_path / "key.pem"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return str(cert_path), str(key_path)
-
-
 def test_tls_with_the_lab_ca(tmp_path):
-    cert_path, key_path = _self_signed(tmp_path)
+    cert_path, key_path = (str(path) for path in self_signed(tmp_path))
     node = Cluster(tmp_path, (cert_path, key_path))
     try:
         trusted = requests.get(

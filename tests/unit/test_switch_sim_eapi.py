@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import base64
 import copy
-import datetime
-import ipaddress
 import json
 import ssl
 import sys
@@ -20,13 +18,10 @@ from pathlib import Path
 import pyeapi
 import pytest
 import requests
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 from napalm import get_network_driver
 from pyeapi.eapilib import CommandError, ConnectionError
 from sim_lab import SimLab
+from throwaway_tls import self_signed
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "lab" / "simulators"))
@@ -41,35 +36,7 @@ PASSWORD = "pw"
 @pytest.fixture(scope="module")
 def certificate(tmp_path_factory) -> tuple[Path, Path]:
     """A self-signed certificate for 127.0.0.1 and its key."""
-    folder = tmp_path_factory.mktemp("tls")
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "lab-sw")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-            critical=False,
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    certfile, keyfile = folder / "cert.pem", folder / "key.pem"
-    certfile.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    keyfile.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return certfile, keyfile
+    return self_signed(tmp_path_factory.mktemp("tls"), "lab-sw")
 
 
 class Switch:
