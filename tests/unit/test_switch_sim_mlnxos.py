@@ -183,6 +183,74 @@ def test_shutdown_and_speed_render_as_one_line_commands(cli):
     assert "speed" not in cli.execute("show running-config")
 
 
+def test_description_takes_the_rest_of_the_line_and_shows_where_the_port_does(cli):
+    config_mode(cli)
+    run(cli, "interface ib 1/3", "description port 3", "exit")  # as Omnia sends it
+    assert cli.execute("interface ib 1/4-1/5 description rack-4") == ""
+    lines = cli.execute("show running-config").splitlines()
+    assert '   interface ib 1/3 description "port 3"' in lines
+    assert "   interface ib 1/5 description rack-4" in lines
+    detail = cli.execute("show interfaces ib 1/3").splitlines()
+    assert "        Description                 : port 3" in detail
+    rows = [line.split()[:2] for line in cli.execute("show interfaces ib status").splitlines()]
+    assert ["IB1/4", "rack-4"] in rows
+    assert cli.execute("interface ib 1/3 description") == "% Incomplete command."
+    run(cli, "interface ib 1/3", "no description")
+    assert "description" not in cli.state.running["ports"]["1/3"]
+    run(cli, "exit", "interface ib 1/5 module-type qsfp-split-2 force")
+    assert "ib 1/5 description" not in cli.execute("show running-config")  # split: afresh
+
+
+# ---- SNMP (Omnia's infiniband role, UFM, mellanox.onyx) ---------------------------------------
+
+
+def test_snmp_lines_omnia_and_ufm_send_apply_and_list_in_running_config(cli):
+    config_mode(cli)
+    sent = [
+        "snmp-server enable",  # Omnia's four lines
+        "snmp-server enable notify",
+        "snmp-server community omnia ro",
+        "snmp-server host 10.5.0.1 traps version 1 omnia",
+        "snmp-server host 10.5.0.2 traps",  # UFM's
+        "snmp-server host 10.5.0.3 informs port 1162 version 2c",
+        "snmp-server community ops",
+    ]
+    assert run(cli, *sent) == [""] * len(sent)
+    snmp = cli.state.running["snmp"]
+    assert snmp["communities"] == {"omnia": "ro", "ops": "ro"}
+    assert snmp["hosts"]["10.5.0.1"] == {"type": "traps", "version": "1", "community": "omnia"}
+    lines = cli.execute("show running-config | include snmp").splitlines()
+    assert lines == [
+        "   snmp-server community omnia ro",
+        "   snmp-server community ops ro",
+        "   snmp-server host 10.5.0.1 traps version 1 omnia",
+        "   snmp-server host 10.5.0.2 traps",
+        "   snmp-server host 10.5.0.3 informs port 1162 version 2c",
+    ]  # on by default, so `snmp-server enable` lists nothing
+    run(cli, "no snmp-server enable notify", "no snmp-server host 10.5.0.2")
+    run(cli, "no snmp-server community ops")
+    lines = cli.execute("show running-config | include snmp").splitlines()
+    assert "   no snmp-server enable notify" in lines
+    assert not any("10.5.0.2" in line or " ops " in line for line in lines)
+
+
+def test_snmp_refusals_change_nothing(cli, state):
+    config_mode(cli)
+    before = copy.deepcopy(state.running)
+    assert cli.execute("snmp-server host nms traps") == '% Unrecognized command "nms".'
+    assert cli.execute("snmp-server host 10.0.0.1") == "% Incomplete command."
+    assert cli.execute("snmp-server host 10.0.0.1 traps version 3 u") == (
+        '% Unrecognized command "3".'
+    )  # SNMPv3 is not modelled
+    assert cli.execute("snmp-server host 10.0.0.1 traps port 0") == '% Unrecognized command "0".'
+    assert cli.execute("snmp-server host 10.0.0.1 traps a b") == '% Unrecognized command "b".'
+    assert cli.execute("snmp-server community c rx") == '% Unrecognized command "rx".'
+    assert cli.execute("snmp-server") == "% Incomplete command."
+    cli.execute("exit")
+    assert cli.execute("snmp-server enable") == '% Unrecognized command "snmp-server".'
+    assert state.running == before
+
+
 # ---- link state and shows ------------------------------------------------------------------
 
 
@@ -278,6 +346,9 @@ def test_running_config_replays_to_the_same_configuration(cli, state, tmp_path):
     config_mode(cli)
     run(cli, "interface ib 1/2 module-type qsfp-split-2 force", "interface ib 1/3 shutdown")
     run(cli, "interface ib 1/2/1 speed hdr", "ib sm", "hostname ib-a")
+    run(cli, "interface ib 1/4 description port 4", "interface ib 1/5 description r5")
+    run(cli, "no snmp-server enable", "snmp-server community c rw")
+    run(cli, "snmp-server host 10.0.0.1 informs port 1162 version 2c c")
     text = cli.execute("show running-config")
     other = SwitchState(tmp_path / "other.json", mlnxos.factory("lab-sw"))
     replay = tmp_path / "replay.cfg"

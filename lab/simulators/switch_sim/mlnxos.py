@@ -8,6 +8,10 @@ abbreviated to a unique prefix: netmiko's driver sends `config term`, and captur
 `int ib 1/1-1/36`, `no shut`, `wr mem`, `sh ports type` (a 3rd-party SX6036 transcript,
 code search "int ib 1/1-1/36").
 
+A port takes a description (`description port 3` in interface mode, the rest of the line:
+Omnia's infiniband role sends it unquoted, as mellanox.onyx does for Ethernet ports), shown
+by `show interfaces ib` and `show interfaces ib status`. SNMP is in mlnxos_snmp.py.
+
 Configuration applies at once to the running configuration; `configuration write`
 (Config) and `write memory` (Enable, and Config through the Enable commands it also
 runs) copy it to startup [MLNX-OS manual]. A refused command prints a line starting with `%`
@@ -18,8 +22,11 @@ Sources (named in brackets below):
   MLNXOSv3104202): "Command Line Interface (CLI)", "Configuration Management", "SM
   Commands", "UI Commands", "InfiniBand Interface";
 - mellanox.onyx: github ansible-collections/mellanox.onyx, plugins/terminal/onyx.py,
-  plugins/cliconf/onyx.py and the unit fixtures (MLNX-OS 3.6.5000 `show version`, a
-  running config);
+  plugins/cliconf/onyx.py, plugins/modules/onyx_interface.py (`description <text>` in
+  interface mode, read back as `Description`) and the unit fixtures (MLNX-OS 3.6.5000
+  `show version`, a running config);
+- Omnia: github dell/omnia, the infiniband switch role (network/roles/infiniband/tasks/
+  configure_interface.yml: `interface ib 1/N`, `description port N`, `no shutdown`);
 - netmiko: github ktbyers/netmiko 4.6.0, netmiko/mellanox/mellanox_mlnxos_ssh.py;
 - mlxlink: github Mellanox/mstflint, mlxlink/modules/mlxlink_commander.cpp (split hint);
 - QM8700 capture: the public blog "High Performance computing (HPC) on Openstack" (2022);
@@ -43,7 +50,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from . import cli
+from . import cli, mlnxos_snmp
 from .cli import ARG, END, CommandError, KeywordErrors
 from .state import SessionEnd, SwitchState
 
@@ -123,13 +130,21 @@ def _port() -> dict[str, Any]:
 
 def factory(hostname: str) -> dict[str, Any]:
     """A QM8700 out of the box: 40 unsplit ports, subnet manager disabled [MLNX-OS
-    manual: default]."""
+    manual: default], SNMP as mlnxos_snmp.factory. A port's description is a key it has
+    only while one is set."""
     return {
         "hostname": hostname,
         "ports": {f"1/{n}": _port() for n in PORTS},
         "sm": False,
         "smnodes": {},
+        "snmp": mlnxos_snmp.factory(),
     }
+
+
+def snmp_settings(config: dict[str, Any]) -> dict[str, Any]:
+    """The SNMP settings; a configuration saved before SNMP was modelled has none: the
+    factory's."""
+    return config.get("snmp") or mlnxos_snmp.factory()
 
 
 def port_key(name: str) -> tuple[int, ...]:
@@ -211,8 +226,9 @@ def render(config: dict[str, Any], database: str = "initial") -> str:
 
     Banner and first section as in the Onyx fixture [mellanox.onyx] and a 3.9.2110 running config
     (code search "no cli default prefix-modes enable"); `hostname` sits under "Other IP
-    configuration" there. The titles of the IB, split and SM sections are unverified (the
-    Ethernet one is "Interface Ethernet configuration"); order is the port order.
+    configuration" there. The titles of the IB, split, SM and SNMP sections are unverified
+    (the Ethernet one is "Interface Ethernet configuration"); order is the port order. A
+    description is quoted when it holds a space, so that the line replays (unverified).
     """
     stamp = time.strftime("%Y/%m/%d %H:%M:%S +0000", time.gmtime())
     lines = [
@@ -241,10 +257,15 @@ def render(config: dict[str, Any], database: str = "initial") -> str:
             interface_lines.append(f"   interface ib {name} speed {' '.join(settings['speeds'])}")
         if settings["shutdown"]:
             interface_lines.append(f"   interface ib {name} shutdown")
+        if "description" in settings:
+            text = settings["description"]
+            quoted = f'"{text}"' if " " in text else text
+            interface_lines.append(f"   interface ib {name} description {quoted}")
     lines += _section("Interface IB configuration", interface_lines)
     sm_lines = ["   ib sm"] if config["sm"] else []
     sm_lines += [f"   ib smnode {h} {s}" for h, s in sorted(config["smnodes"].items())]
     lines += _section("Subnet Manager configuration", sm_lines)
+    lines += _section("SNMP configuration", mlnxos_snmp.render(snmp_settings(config)))
     if config["hostname"] != DEFAULT_HOSTNAME:
         lines += _section("Other IP configuration", [f"   hostname {config['hostname']}"])
     return "\n".join(lines)
@@ -254,10 +275,10 @@ def version_text() -> str:
     return "\n".join("" if f is None else f"{f[0] + ':':<19}{f[1]}" for f in VERSION_FIELDS)
 
 
-def version_json() -> str:
-    # `| json-print`: a flat object of the same fields (keys from [mellanox.onyx]); layout
-    # unverified
-    return json.dumps({f[0]: f[1] for f in VERSION_FIELDS if f is not None}, indent=4)
+def version_data() -> dict[str, str]:
+    """`show version` as an object: the printed fields by name (keys from [mellanox.onyx]'s
+    `| json-print`; a flat object is unverified)."""
+    return {f[0]: f[1] for f in VERSION_FIELDS if f is not None}
 
 
 # ---- grammar -----------------------------------------------------------------------------
@@ -308,12 +329,14 @@ CONFIG_ONLY: dict[str, Any] = {
     "ib": {"sm": {END: True}, "smnode": {ARG: True}},
     "configuration": {"write": {END: True}},
     "cli": {"default": {"paging": {"enable": {END: True}}}},  # [MLNX-OS manual]
+    **mlnxos_snmp.GRAMMAR,
     "no": {
         "configure": {END: True},
         "ib": {"sm": {END: True}},
         "cli": {
             "default": {"paging": {"enable": {END: True}}, "prefix-modes": {"enable": {END: True}}}
         },
+        **mlnxos_snmp.GRAMMAR,
     },
 }
 _ENABLE_IN_CONFIG = {k: v for k, v in ENABLE_GRAMMAR.items() if k not in ("disable", "configure")}
@@ -322,7 +345,19 @@ INTERFACE_ONLY: dict[str, Any] = {
     "shutdown": {END: True},
     "speed": {ARG: True},
     "module-type": {ARG: True},
-    "no": {"shutdown": {END: True}, "speed": {END: True}},
+    "description": {ARG: True},
+    # `no description`: the usual form of the CLI, unverified for IB ports
+    "no": {"shutdown": {END: True}, "speed": {END: True}, "description": {END: True}},
+}
+# what interface mode runs on its ports (the rest of INTERFACE_GRAMMAR is Config mode's)
+PORT_COMMANDS = {
+    ("shutdown",),
+    ("speed",),
+    ("module-type",),
+    ("description",),
+    ("no", "shutdown"),
+    ("no", "speed"),
+    ("no", "description"),
 }
 INTERFACE_GRAMMAR = merge(CONFIG_GRAMMAR, INTERFACE_ONLY)
 
@@ -442,10 +477,10 @@ class MLNXOSSession:
 
     def _dispatch(self, words: list[str]) -> str:
         path, args = parse(words, self._grammar())
-        if self.mode == "interface" and path[:1] in (("shutdown",), ("speed",), ("module-type",)):
+        if self.mode == "interface" and path in PORT_COMMANDS:
             return self._port_command(self.targets, path, args)
-        if self.mode == "interface" and path in (("no", "shutdown"), ("no", "speed")):
-            return self._port_command(self.targets, path, args)
+        if "snmp-server" in path[:2]:
+            return self._snmp(path, args)
         handlers: dict[tuple[str, ...], Callable[[], str]] = {
             ("enable",): lambda: self._set_mode("enable"),
             ("disable",): lambda: self._set_mode("standard"),
@@ -500,6 +535,12 @@ class MLNXOSSession:
         self.config["hostname"] = args[0]
         return ""
 
+    def _snmp(self, path: tuple[str, ...], args: list[str]) -> str:
+        snmp = snmp_settings(self.config)
+        mlnxos_snmp.configure(snmp, path, args, KEYWORD_ERRORS)
+        self.config["snmp"] = snmp
+        return ""
+
     def _set_sm(self, enabled: bool) -> str:
         self.config["sm"] = enabled
         return ""
@@ -535,10 +576,20 @@ class MLNXOSSession:
         return ""
 
     def _port_command(self, names: list[str], path: tuple[str, ...], args: list[str]) -> str:
-        """shutdown / speed / module-type on ports, all checked before any changes."""
+        """shutdown / speed / module-type / description on ports, all checked before any
+        changes."""
         ports = self.config["ports"]
         if path == ("module-type",):
             return self._module_type(names, args)
+        if path == ("description",):
+            text = self._description(args)
+            for name in names:
+                ports[name]["description"] = text
+            return ""
+        if path == ("no", "description"):
+            for name in names:
+                ports[name].pop("description", None)
+            return ""
         if path in (("shutdown",), ("no", "shutdown")):
             for name in names:
                 ports[name]["shutdown"] = path == ("shutdown",)
@@ -547,6 +598,17 @@ class MLNXOSSession:
         for name in names:
             ports[name]["speeds"] = speeds
         return ""
+
+    @staticmethod
+    def _description(args: list[str]) -> str:
+        """The rest of the line, `description port 3` [Omnia] or `description "port 3"` (the
+        quoted form, as running-config lists it, is unverified)."""
+        text = " ".join(args)
+        if len(text) > 1 and text[0] == text[-1] == '"':
+            text = text[1:-1]
+        if not text:
+            raise CommandError(ERR_INCOMPLETE)
+        return text
 
     @staticmethod
     def _speeds(args: list[str]) -> list[str]:
@@ -623,7 +685,7 @@ class MLNXOSSession:
                 ("MTU", str(MTU)),
                 ("VL capabilities", "VL0 - VL7"),
                 ("Operational VLs", "VL0 - VL3" if physical == "LinkUp" else "-"),
-                ("Description", ""),
+                ("Description", self.config["ports"][name].get("description", "")),
                 ("IB Subnet", "infiniband-default"),
             ]
             body = "\n".join(f"        {k:<28}: {v}".rstrip() for k, v in fields)
@@ -634,7 +696,8 @@ class MLNXOSSession:
         rows = []
         for name in sorted(self.config["ports"], key=port_key):
             logical, physical, speed, _, rate = self._link(name)
-            rows.append({"Interface": f"IB{name}", "Description": "", "Speed": speed,
+            description = self.config["ports"][name].get("description", "")
+            rows.append({"Interface": f"IB{name}", "Description": description, "Speed": speed,
                          "Current line rate": rate, "Logical port state": logical,
                          "Physical port state": physical})  # fmt: skip
         return rows
@@ -651,18 +714,35 @@ class MLNXOSSession:
             for line in table
         )
 
+    def _json_shows(self) -> dict[tuple[str, ...], Callable[[], Any]]:
+        """The shows the model prints as JSON: `show version` [mellanox.onyx] and `show
+        interfaces ib status` [collection scripts] (whether others do is unverified)."""
+        return {
+            ("show", "version"): version_data,
+            ("show", "interfaces", "ib", "status"): self._status_data,
+        }
+
+    def _status_data(self) -> dict[str, list[dict[str, str]]]:
+        # shape unverified: an object per interface, keyed by its name
+        return {row.pop("Interface"): [row] for row in self._status_rows()}
+
     def _json(self, command: str) -> str:
-        """`| json-print` of `show version` [mellanox.onyx] and `show interfaces ib status`
-        [collection scripts];
-        other commands refuse it here (whether they print JSON is unverified)."""
+        """`| json-print`: the show's object as JSON text; other commands refuse it."""
         path, _ = parse(command.split(), self._grammar())
-        if path == ("show", "version"):
-            return version_json()
-        if path == ("show", "interfaces", "ib", "status"):
-            # shape unverified: an object per interface, keyed by its name
-            rows = {r.pop("Interface"): [r] for r in self._status_rows()}
-            return json.dumps(rows, indent=4)
-        raise unrecognized("json-print")
+        if path not in self._json_shows():
+            raise unrecognized("json-print")
+        return json.dumps(self._json_shows()[path](), indent=4)
+
+    def json_data(self, line: str) -> Any:
+        """The object of `line` for a show the model prints as JSON, else None: what the
+        JSON API answers in `data` for a parsed show (mlnxos_json.py)."""
+        with self.state.lock:
+            try:
+                path, _ = parse(line.split(), self._grammar())
+            except CommandError:
+                return None
+            build = self._json_shows().get(path)
+            return build() if build else None
 
     def _files(self) -> str:
         """`show configuration files`: `initial` is the active file [MLNX-OS manual]; the
