@@ -672,9 +672,13 @@ def _mlnxos_driver_class() -> type:
                 # no per-line rules: the platform's normalize (flatten) has already
                 # dropped the `##` titles and the indentation
                 negation_sub=[
+                    # a description (Omnia's `description port N`, an admin's) the
+                    # inventory does not give goes the same way: `... no description`
                     NegationSubRule(
-                        match_rules=(MatchRule(re_search=r"^interface ib \S+ (shutdown|speed)"),),
-                        search=r"^no (interface ib \S+) (shutdown|speed)\b.*$",
+                        match_rules=(
+                            MatchRule(re_search=r"^interface ib \S+ (shutdown|speed|description)"),
+                        ),
+                        search=r"^no (interface ib \S+) (shutdown|speed|description)\b.*$",
                         replace=r"\1 no \2",
                     ),
                     # un-split: `module-type qsfp` typed on the first sub-port (the lab

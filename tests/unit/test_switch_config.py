@@ -640,6 +640,23 @@ def test_factory_qm8700_gets_splits_ports_and_the_subnet_manager(monkeypatch, ca
     assert again["changed"] is False and again["commands"] == []
 
 
+def test_a_qm8700_port_description_the_inventory_does_not_give_is_removed(
+    monkeypatch, capsys, qm8700
+):
+    """A description set outside the role (Omnia's `description port 3`, over SSH or the
+    JSON API) is on a line the role owns: the role removes it the way the CLI takes it."""
+    intended = _fabric()
+    run_module(monkeypatch, capsys, qm8700, intended, MLNXOS_OWNED)
+    session = qm8700.session_cls(qm8700.state)
+    for line in ("enable", "configure terminal", "interface ib 1/3", "description port 3"):
+        assert session.execute(line) == "", line
+    assert "interface ib 1/3 description" in qm8700.running()
+    result = run_module(monkeypatch, capsys, qm8700, intended, MLNXOS_OWNED)
+    assert result["changed"] is True
+    assert result["commands"] == ["interface ib 1/3 no description"]
+    assert "description" not in qm8700.running()
+
+
 def test_qm8700_settings_the_inventory_drops_are_undone(monkeypatch, capsys, qm8700):
     run_module(monkeypatch, capsys, qm8700, _fabric(), MLNXOS_OWNED)
     smaller = _fabric(
