@@ -42,7 +42,7 @@ def test_lab_ports_are_published_on_loopback_only(lab_groups):
         name
         for name, hvars in lab_groups["all"].items()
         if {"lab_ssh_port", "lab_papi_port", "lab_portal_port", "lab_registry_port",
-            "ansible_port"} & set(hvars)
+            "lab_api_port", "ansible_port"} & set(hvars)
     }  # fmt: skip
     assert reached and reached <= published, sorted(reached - published)
 

@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 import paramiko
+import requests
 from conftest import ROOT, lab_password
 from netmiko import ConnectHandler
 
@@ -125,3 +126,32 @@ def test_every_lab_switch_answers_an_ssh_exec_request(lab_groups):
         finally:
             client.close()
         assert (expected or name) in output, (name, output)
+
+
+def test_the_7060_answers_eapi_and_the_qm8700_its_json_api(lab_groups):
+    """The switches' HTTP APIs through the ports the lab publishes: Arista eAPI on the 7060
+    (HTTPS, its certificate signed by the lab CA) and MLNX-OS's JSON API on the QM8700
+    (plain HTTP, as Omnia reaches it), each on the same switch as its SSH CLI. What each
+    API does is proved in process (tests/unit/test_switch_sim_eapi.py,
+    test_switch_sim_mlnxos_json.py)."""
+    password = lab_password("switch")
+    eos_port = lab_groups["switches"]["lab-7060"]["lab_api_port"]
+    reply = requests.post(
+        f"https://127.0.0.1:{eos_port}/command-api",
+        json={"jsonrpc": "2.0", "method": "runCmds", "id": "lab",
+              "params": {"version": 1, "cmds": ["show hostname"], "format": "json"}},
+        auth=("admin", password), verify=str(ROOT / "lab" / ".state" / "pki" / "ca.crt"),
+        timeout=30,
+    )  # fmt: skip
+    assert reply.status_code == 200, reply.text
+    assert reply.json()["result"][0]["hostname"] == "lab-7060"
+    qm_port = lab_groups["switches"]["lab-qm8700"]["lab_api_port"]
+    session = requests.Session()
+    base = f"http://127.0.0.1:{qm_port}/admin/launch"
+    login = session.post(
+        f"{base}?script=rh&template=json-request&action=json-login",
+        json={"username": "admin", "password": password}, timeout=30,
+    )  # fmt: skip
+    assert login.json()["status"] == "OK", login.text
+    shown = session.post(f"{base}?script=json", json={"cmd": "show version"}, timeout=30).json()
+    assert shown["status"] == "OK" and shown["data"]["Product name"] == "MLNX-OS", shown

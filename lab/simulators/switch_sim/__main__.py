@@ -3,7 +3,12 @@
     python3 -m switch_sim --platform os10|eos|cumulus|mlnxos --listen 0.0.0.0:22 \
         --host-key /var/lib/switch-sim/host_key --state /var/lib/switch-sim/state.json \
         --users-file /run/secrets/switch-users [--hostname NAME] [--faults FILE] \
-        [--cabling FILE] [--initial-config FILE]
+        [--cabling FILE] [--initial-config FILE] \
+        [--api-listen 0.0.0.0:443 [--api-cert FILE --api-key FILE]]
+
+--api-listen serves the platform's HTTP API on the same switch state as the CLI (EOS:
+Arista eAPI, over TLS with --api-cert/--api-key; MLNX-OS: the JSON API, in plain HTTP as
+`web http enable` serves it, or over TLS).
 
 --cabling names a JSON file {"ports": [1, 2, 21, ...]}: the front-panel ports with a
 cable; without it no port has one and every port is down, as on a switch out of the box.
@@ -16,9 +21,31 @@ switch is reachable over SSH (its management users and their authorization).
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 
+from .https import APIServer
 from .server import PLATFORMS, Switch, load_host_key, platform_model, read_users
+
+# platform -> (module, function making its HTTP API's request handler from the switch's
+# state, session class and users)
+APIS = {
+    "eos": ("eapi", "eapi_handler"),
+    "mlnxos": ("mlnxos_json", "json_api_handler"),
+}
+
+
+def serve_api(switch: Switch, platform: str, listen: str, cert: str | None, key: str | None) -> int:
+    """Start the platform's HTTP API in the background; returns the port it listens on."""
+    if platform not in APIS:
+        raise SystemExit(f"switch_sim: {platform} has no HTTP API (only {', '.join(APIS)})")
+    module_name, function = APIS[platform]
+    module = importlib.import_module(f"{__package__}.{module_name}")
+    handler = getattr(module, function)(switch.state, switch.session_cls, switch.users)
+    host, _, port = listen.rpartition(":")
+    server = APIServer(handler, host, int(port), cert, key)
+    server.start()
+    return server.port
 
 
 def main(argv: list[str]) -> int:
@@ -32,6 +59,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--faults")
     parser.add_argument("--cabling")
     parser.add_argument("--initial-config")
+    parser.add_argument("--api-listen")
+    parser.add_argument("--api-cert")
+    parser.add_argument("--api-key")
     args = parser.parse_args(argv)
     hostname = args.hostname or platform_model(args.platform)[1].DEFAULT_HOSTNAME
     switch = Switch(
@@ -47,6 +77,10 @@ def main(argv: list[str]) -> int:
     host, _, port = args.listen.rpartition(":")
     bound = switch.listen(host, int(port))
     print(f"switch_sim: {args.platform} {hostname} listening on {host}:{bound}", flush=True)
+    if args.api_listen:
+        api_port = serve_api(switch, args.platform, args.api_listen, args.api_cert, args.api_key)
+        scheme = "https" if args.api_cert else "http"
+        print(f"switch_sim: {args.platform} API ({scheme}) on port {api_port}", flush=True)
     switch.serve_forever()
     return 0
 
