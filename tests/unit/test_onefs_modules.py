@@ -18,6 +18,7 @@ ansible.module_utils.__path__.append(str(ROOT / "module_utils"))
 sys.path.insert(0, str(ROOT / "lab" / "simulators"))
 from ansible.module_utils import onefs  # noqa: E402
 from onefs_sim import api, jobs, model  # noqa: E402
+from throwaway_tls import self_signed  # noqa: E402
 
 PASSWORD = "pw-not-for-logs"
 PARAMS = {
@@ -189,10 +190,8 @@ def quick_jobs(monkeypatch):
 
 
 def _serve(tmp_path, release):
-    from test_onefs_sim import _self_signed
-
     config, versions = RELEASES[release]
-    cert, key = _self_signed(tmp_path)
+    cert, key = (str(path) for path in self_signed(tmp_path))
     (tmp_path / "ifs").mkdir()
     store = model.Store(tmp_path / "ifs" / ".ifsvar" / "state.json", config)
     server = api.serve(

@@ -12,7 +12,8 @@ from __future__ import annotations
 import time
 
 import pytest
-from test_onefs_sim import IDLE_POLICY, PASSWORD, RELEASES, USER, Cluster, _self_signed
+from test_onefs_sim import IDLE_POLICY, PASSWORD, RELEASES, USER, Cluster
+from throwaway_tls import self_signed
 
 SDKS = {"9.10": "isilon_sdk.v9_10_0", "9.1": "isi_sdk_9_1_0"}
 
@@ -23,7 +24,7 @@ def sdk_cluster(request, tmp_path, monkeypatch):
     monkeypatch.setenv("ONEFS_SIM_JOB_SECONDS", "0.6")
     monkeypatch.setenv("ONEFS_SIM_JOB_SECONDS_PER_FILE", "0")
     sdk = pytest.importorskip(SDKS[request.param])
-    cert = _self_signed(tmp_path)
+    cert = tuple(str(path) for path in self_signed(tmp_path))
     node = Cluster(tmp_path, cert, config=RELEASES[request.param][0])
     (node.ifs / "data").mkdir()
     config = sdk.Configuration()

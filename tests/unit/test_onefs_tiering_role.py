@@ -19,7 +19,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_onefs_sim import PASSWORD, USER, Cluster, _self_signed
+from test_onefs_sim import PASSWORD, USER, Cluster
+from throwaway_tls import self_signed
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -41,7 +42,7 @@ class Site:
     one GPU server the early phase wants a site to have)."""
 
     def __init__(self, tmp_path: Path):
-        cert, key = _self_signed(tmp_path)
+        cert, key = (str(path) for path in self_signed(tmp_path))
         self.cert = cert
         self.cluster = Cluster(tmp_path, (cert, key))
         (self.cluster.ifs / "data").mkdir(exist_ok=True)
