@@ -95,6 +95,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "slurm_controller_port": (1, 65535),
     "slurm_report_wait": (1, None),
     "slurm_health_check_interval": (0, None),  # 0: no health check
+    "slurm_health_check_services[].port": (1, 65535),
     "onefs_tiering_api_port": (1, 65535),
     "switches_port": (1, 65535),
     # OneFS numbers file pool policies from 1 (apply_order 0 is refused by the cluster)
@@ -622,6 +623,8 @@ FREE_TEXT: dict[str, str] = {
     ),
     "onefs_tiering_exports[].description": "a description",
     "onefs_tiering_api_password": "a secret",
+    "slurm_health_check_services[].name": "what a drain reason names (quoted where used)",
+    "slurm_health_check_services[].banner": "the text a service sends first",
     "validate_portal_password": "a secret",
     "validate_benchmark_isilon_flush_command[]": "a command's argv",
     "validate_benchmark_reference.source": "a citation",

@@ -198,7 +198,33 @@ def test_a_node_that_loses_a_gpu_is_drained_by_its_health_check_and_resumed_once
     finally:
         server.run("mv /dev/.nvidia3.away /dev/nvidia3")
     assert server.run(check).rc == 0
-    # resumed: idle again once slurmctld has heard from the node (`idle*` until then)
+    _wait_idle(node)
+
+
+def test_a_node_whose_ngc_container_sshd_is_gone_is_drained_and_resumed_once_back():
+    """The lab checks the NGC container's sshd (slurm_health_check_services): mpirun
+    reaches the other ranks through it, so a node where it does not answer takes no job."""
+    node = COMPUTE[0]
+    server = docker_host(node)
+    check = "/usr/local/sbin/dlcluster-healthcheck"
+    assert server.run("docker stop -t 2 tf").rc == 0
+    try:
+        failed = server.run(check)
+        reason = "dlcluster-health: the NGC container's sshd (port 2222) does not answer"
+        assert failed.rc == 1 and reason in failed.stderr, failed.stderr
+        state = _run(f"sinfo -h -N -n {node} -o '%T|%200E'").strip()
+        assert state.startswith(f"drained|{reason}"), state
+    finally:
+        assert server.run("docker start tf").rc == 0
+    for _ in range(30):  # sshd starts with the container
+        if server.run(check).rc == 0:
+            break
+        time.sleep(1)
+    _wait_idle(node)
+
+
+def _wait_idle(node: str) -> None:
+    """Resumed: idle again once slurmctld has heard from the node (`idle*` until then)."""
     for _ in range(60):
         states = set(_run(f"sinfo -h -N -n {node} -o '%T'").split())
         if states == {"idle"}:

@@ -6,7 +6,9 @@ with which reason, and what it resumes. The lab runs it on a real slurmd
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -34,19 +36,7 @@ def node(tmp_path):
     for index in range(4):
         (devices / f"nvidia{index}").touch()
     mounts = tmp_path / "data_mounts"
-    variables = {
-        **yaml.safe_load((ROLE / "defaults" / "main.yml").read_text()),
-        "ansible_managed": "managed by dlcluster",
-        "inventory_hostname": "gpu-1",
-        "slurm_node": {"hardware": {"NodeName": "gpu-1"}, "gpu_files": ["a", "b", "c", "d"]},
-        "_slurm_health_gpu_glob": f"{devices}/nvidia[0-9]*",
-        "cluster_data_mounts_file": str(mounts),
-        "slurm_health_check_mounts": True,
-    }
-    text = (ROLE / "templates" / "dlcluster-healthcheck.j2").read_text()
-    script = tmp_path / "healthcheck"
-    script.write_text(Templar(loader=DataLoader(), variables=variables).template(
-        trust_as_template(text)))  # fmt: skip
+    _render(tmp_path, {})
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     for name, body in STUBS.items():
@@ -56,6 +46,23 @@ def node(tmp_path):
     (tmp_path / "reason").write_text("none\n")
     mounts.write_text("")
     return tmp_path
+
+
+def _render(node: Path, overrides: dict) -> None:
+    """Render the check into node/healthcheck as the role renders it for gpu-1."""
+    variables = {
+        **yaml.safe_load((ROLE / "defaults" / "main.yml").read_text()),
+        "ansible_managed": "managed by dlcluster",
+        "inventory_hostname": "gpu-1",
+        "slurm_node": {"hardware": {"NodeName": "gpu-1"}, "gpu_files": ["a", "b", "c", "d"]},
+        "_slurm_health_gpu_glob": f"{node / 'dev'}/nvidia[0-9]*",
+        "cluster_data_mounts_file": str(node / "data_mounts"),
+        "slurm_health_check_mounts": True,
+        **overrides,
+    }
+    text = (ROLE / "templates" / "dlcluster-healthcheck.j2").read_text()
+    (node / "healthcheck").write_text(Templar(loader=DataLoader(), variables=variables).template(
+        trust_as_template(text)))  # fmt: skip
 
 
 def _run(node: Path) -> tuple[int, list[str]]:
@@ -108,3 +115,68 @@ def test_a_drain_already_given_for_the_same_problem_is_not_repeated(node):
     (node / "state").write_text("drained\n")
     (node / "reason").write_text("dlcluster-health: 3 of 4 GPU device files\n")
     assert _run(node) == (1, [])
+
+
+@pytest.fixture
+def listener():
+    """A loopback TCP service that sends `greeting` to every connection: (port, set greeting)."""
+    server = socket.create_server(("127.0.0.1", 0))
+    greeting = [b"SSH-2.0-OpenSSH_9.2p1\r\n"]
+
+    def serve() -> None:
+        while True:
+            try:
+                connection, _ = server.accept()
+            except OSError:
+                return
+            with connection:
+                connection.sendall(greeting[0])
+
+    threading.Thread(target=serve, daemon=True).start()
+    yield server.getsockname()[1], greeting
+    server.close()
+
+
+def _closed_port() -> int:
+    with socket.create_server(("127.0.0.1", 0)) as probe:
+        return probe.getsockname()[1]
+
+
+SSHD = "the NGC container's sshd"
+
+
+def test_a_service_that_answers_with_its_banner_passes(node, listener):
+    port, _ = listener
+    _render(node, {"slurm_health_check_services": [{"name": SSHD, "port": port, "banner": "SSH-"}]})
+    assert _run(node) == (0, [])
+
+
+def test_a_service_that_does_not_listen_drains_the_node_naming_it(node):
+    port = _closed_port()
+    _render(node, {"slurm_health_check_services": [{"name": SSHD, "port": port, "banner": "SSH-"}]})
+    status, calls = _run(node)
+    assert status == 1
+    assert calls == [
+        f"update NodeName=gpu-1 State=DRAIN Reason=dlcluster-health: {SSHD} (port {port})"
+        " does not answer"
+    ]
+
+
+def test_a_service_that_answers_something_else_drains_the_node(node, listener):
+    port, greeting = listener
+    greeting[0] = b"HTTP/1.1 400 Bad Request\r\n\r\n"
+    _render(node, {"slurm_health_check_services": [{"name": SSHD, "port": port, "banner": "SSH-"}]})
+    assert _run(node)[0] == 1
+    # without a banner, a connection is enough
+    (node / "scontrol.log").unlink()
+    _render(node, {"slurm_health_check_services": [{"name": "a web service", "port": port}]})
+    assert _run(node) == (0, [])
+
+
+def test_a_service_name_is_text_in_the_reason_never_shell(node, tmp_path):
+    name = "sshd; touch $LAB/pwned `id`"
+    port = _closed_port()
+    _render(node, {"slurm_health_check_services": [{"name": name, "port": port}]})
+    status, calls = _run(node)
+    assert status == 1 and not (node / "pwned").exists()
+    assert calls[0].endswith(f"Reason=dlcluster-health: {name} (port {port}) does not answer")
