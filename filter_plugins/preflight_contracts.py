@@ -98,6 +98,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "slurm_health_check_services[].port": (1, 65535),
     "onefs_tiering_api_port": (1, 65535),
     "switches_port": (1, 65535),
+    "switches_api_port": (0, 65535),  # 0: the platform's own port
     # OneFS numbers file pool policies from 1 (apply_order 0 is refused by the cluster)
     "onefs_tiering_policies[].apply_order": (1, None),
     "onefs_tiering_policies[].file_matching_pattern.or_criteria[].and_criteria[]"

@@ -398,6 +398,11 @@ def switch_host_problems(host: str, hostvars: Mapping[str, Any], data_mtu: Any =
     problems += _mtu_problems(
         host, "switches_port_mtu", hostvars.get("switches_port_mtu"), platform, data_mtu
     )
+    if hostvars.get("switches_transport") == "api" and platform not in TABLES.API_TRANSPORTS:
+        problems.append(
+            f"{host}: switches_transport api: {platform} has no API transport here (only "
+            f"{', '.join(TABLES.API_TRANSPORTS)}); use cli"
+        )
     return problems
 
 

@@ -1,5 +1,6 @@
 #!/usr/bin/python
-"""Push only what differs from the intended switch configuration, over SSH with netmiko."""
+"""Push only what differs from the intended switch configuration, over SSH with netmiko
+(or the platform's HTTP API)."""
 
 from __future__ import annotations
 
@@ -90,6 +91,27 @@ options:
     description: Prefix of the EOS configuration session name (other platforms ignore it).
     type: str
     default: dlcluster
+  transport:
+    description:
+      - C(cli) drives the switch's CLI over SSH (netmiko). C(api) drives the platform's HTTP
+        API instead, where it has one (C(arista_eos) - eAPI over HTTPS, the same
+        configuration session, diff, commit and C(write memory) as the CLI path); the
+        running configuration, the remediation and the backup are the same either way.
+    type: str
+    choices: [cli, api]
+    default: cli
+  api_port:
+    description: Port of the HTTP API (default the platform's - eAPI 443).
+    type: int
+  ca_path:
+    description:
+      - CA certificate(s) to verify the API's HTTPS certificate with (default the control
+        host's trusted CAs).
+    type: path
+  validate_certs:
+    description: Verify the API's certificate. Only for a lab switch with a self-signed one.
+    type: bool
+    default: true
 author: dlcluster
 extends_documentation_fragment: [switch_connection]
 """
@@ -150,6 +172,11 @@ release:
   returned: on platforms with several dialects, once the switch answered
   type: str
   sample: 5.10.0
+transport:
+  description: How the switch was driven - C(cli) (SSH) or C(api) (its HTTP API).
+  returned: always
+  type: str
+  sample: api
 saved:
   description: Whether the configuration was saved to startup.
   returned: always
@@ -163,6 +190,8 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 from ansible.module_utils.switch_config import (
+    API_ARGUMENT_SPEC,
+    API_TRANSPORTS,
     CONNECTION_ARGUMENT_SPEC,
     HAS_HIER_CONFIG,
     HAS_NETMIKO,
@@ -222,6 +251,7 @@ def main():
     module = AnsibleModule(
         argument_spec={
             **CONNECTION_ARGUMENT_SPEC,
+            **API_ARGUMENT_SPEC,
             "intended": {"type": "str", "required": True},
             "owned_patterns": {"type": "list", "elements": "str", "default": []},
             "intended_by_dialect": {"type": "dict", "default": {}},
@@ -247,11 +277,19 @@ def main():
     params = module.params
     platform = params["platform"]
     entry = PLATFORMS[platform]
-    result = {"changed": False, "commands": [], "saved": False}
+    result = {"changed": False, "commands": [], "saved": False, "transport": params["transport"]}
     found = {}  # the dialect and release the switch was found with, in every result
 
+    api = None
+    if params["transport"] == "api":
+        api = API_TRANSPORTS.get(platform)
+        if api is None:
+            module.fail_json(
+                msg=f"{platform} has no API transport here (transport: api is for "
+                f"{', '.join(API_TRANSPORTS)}); use transport: cli"
+            )
     try:
-        conn = connect(params)
+        conn = api.connect(params) if api else connect(params)
     except Exception as exc:
         module.fail_json(
             msg=f"cannot open an SSH session to {params['host']}:{params['port']}: {exc}"
@@ -283,7 +321,7 @@ def main():
         # breakout changes: their settings only show up as missing after the first.
         for _ in range(2):
             try:
-                diff = entry.push(conn, commands, params)
+                diff = (api.push if api else entry.push)(conn, commands, params)
                 if diff is not None:
                     result["session_diff"] = diff
             except PushError as exc:
@@ -310,7 +348,10 @@ def main():
                 **found,
             )
         if params["save"]:
-            output = entry.save(conn) if entry.save is not None else conn.save_config()
+            if api:
+                output = api.save(conn)
+            else:
+                output = entry.save(conn) if entry.save is not None else conn.save_config()
             if re.search(entry.error_pattern, output or ""):
                 module.fail_json(msg=f"saving to startup failed: {output.strip()}", **result)
             result["saved"] = True

@@ -35,6 +35,11 @@ Sources (named in brackets in the comments below):
 - SX6036 notes: public notes on MLNX-OS 3.6.8012 on an SX6036 (a skill file and the blog
   "Mellanox SX6036"); QM8700 capture: the public blog "High Performance computing (HPC) on
   Openstack" (2022);
+- eAPI docs: Arista's eAPI documentation (`management api http-commands`, the command-api
+  endpoint, runCmds, its errors); pyeapi: github arista-eosplus/pyeapi, pyeapi/eapilib.py
+  (the request it sends, `enable` with `input`); arista.eos: github
+  ansible-collections/arista.eos, plugins/httpapi/eos.py (a configuration session over
+  eAPI); EOS manual: arista.com/en/um-eos/eos-configure-session;
 - OS10 sources: those lab/simulators/switch_sim/os10.py lists (the Dell OS10 User Guide,
   dellemc.os10, dell/omnia, grantcurell/projects' S4112F-ON captures, pastebin.com/13V2tpBX,
   intel/mfd-switchmanagement, ...).
@@ -87,6 +92,14 @@ CONNECTION_ARGUMENT_SPEC: dict[str, dict[str, Any]] = {
     "host_key_checking": {"type": "bool", "default": True},
     "known_hosts": {"type": "path"},
     "timeout": {"type": "int", "default": 30},
+}
+# The HTTP API instead of the SSH CLI, where the platform has one (API_TRANSPORTS):
+# switch_config's options, beside the connection's.
+API_ARGUMENT_SPEC: dict[str, dict[str, Any]] = {
+    "transport": {"type": "str", "default": "cli", "choices": ["cli", "api"]},
+    "api_port": {"type": "int"},
+    "ca_path": {"type": "path"},
+    "validate_certs": {"type": "bool", "default": True},
 }
 
 
@@ -530,6 +543,147 @@ def save_nvue(conn: Any) -> str:
     default [NVUE reference, NVUE CLI guide]), and saving again writes the same file; before 5.9,
     or where auto-save was turned off, this is what makes the change survive a reboot."""
     return conn.send_command("nv config save", read_timeout=60)
+
+
+# ---- the switches' HTTP APIs (transport: api) ---------------------------------------------
+
+
+class ApiCommandError(Exception):
+    """A command the switch refused over its API: which one (its index in the request)
+    and the switch's message."""
+
+    def __init__(self, index: int, command: str, message: str):
+        super().__init__(f"the switch rejected {command!r}: {message}")
+        self.index, self.command, self.message = index, command, message
+
+
+class EapiClient:
+    """Arista eAPI: JSON-RPC `runCmds` over HTTPS, HTTP Basic auth [eAPI docs, pyeapi].
+
+    The module drives it as it drives the SSH session: `send_command` returns a command's
+    text output. Each request is a session of its own that starts at the user's privilege,
+    so every request opens with `enable` (the enable secret as its input, as pyeapi sends
+    it [pyeapi]). A refused command ends the request (eAPI's error `data` holds the
+    results up to it); its index and the switch's message are raised as ApiCommandError.
+    eAPI listens on HTTPS port 443 unless the switch's `management api http-commands`
+    says otherwise [eAPI docs].
+    """
+
+    DEFAULT_PORT = 443
+
+    def __init__(self, params: Mapping[str, Any]):
+        port = params.get("api_port") or self.DEFAULT_PORT
+        self.url = f"https://{params['host']}:{port}/command-api"
+        self.params = params
+        self.requests = 0
+
+    def run(self, commands: Sequence[str]) -> list[str]:
+        """The text output of each command, run in order after `enable`."""
+        import json
+
+        from ansible.module_utils.urls import open_url
+
+        self.requests += 1
+        enable: dict[str, Any] = {"cmd": "enable"}
+        if self.params.get("enable_secret"):
+            enable["input"] = self.params["enable_secret"]
+        body = {
+            "jsonrpc": "2.0",
+            "method": "runCmds",
+            "params": {"version": 1, "cmds": [enable, *commands], "format": "text"},
+            "id": f"dlcluster-{self.requests}",
+        }
+        try:
+            response = open_url(
+                self.url,
+                data=json.dumps(body),
+                headers={"Content-Type": "application/json"},
+                method="POST",
+                url_username=self.params["username"],
+                url_password=self.params["password"],
+                force_basic_auth=True,
+                validate_certs=self.params.get("validate_certs", True),
+                ca_path=self.params.get("ca_path"),
+                timeout=self.params["timeout"],
+                use_proxy=False,
+            )
+            answer = json.loads(response.read())
+        except Exception as exc:
+            code = getattr(exc, "code", None)
+            if code == 401:
+                raise RuntimeError(
+                    f"eAPI at {self.url} refused the credentials of {self.params['username']}"
+                    " (HTTP 401)"
+                ) from exc
+            raise RuntimeError(f"cannot reach eAPI at {self.url}: {exc}") from exc
+        error = answer.get("error")
+        if error is None:
+            return [result.get("output", "") for result in answer["result"][1:]]
+        data = error.get("data") or []
+        if not data:  # refused before any command ran (a malformed request)
+            raise RuntimeError(f"eAPI refused the request: {error.get('message')}")
+        index = len(data) - 1  # data: the results up to the refused command, included
+        failed = data[-1]
+        message = "; ".join(failed.get("errors") or [error.get("message", "")])
+        if index == 0:
+            raise RuntimeError(f"`enable` failed over eAPI: {message}")
+        raise ApiCommandError(index - 1, commands[index - 1], message)
+
+    def send_command(self, command: str, **_: Any) -> str:
+        return self.run([command])[0]
+
+    def disconnect(self) -> None:
+        """Nothing to close: each request is its own connection."""
+
+
+def push_eos_api(conn: EapiClient, commands: Sequence[str], options: Mapping[str, Any]) -> str:
+    """push_eos over eAPI: the commands into a named configuration session in one request;
+    its `show session-config diffs` and `commit` in a second that re-enters the session
+    (sessions are the switch's, not the request's [EOS manual]); on any refusal the session
+    is aborted, so nothing of it is applied. The same two requests arista.eos's httpapi
+    plugin sends for a session [arista.eos]. Returns the session's diff."""
+    session = f"{options['session_name']}-{int(time.time())}"
+    enter = f"configure session {session}"
+    try:
+        try:
+            conn.run([enter, *commands])
+        except ApiCommandError as exc:
+            if exc.index == 0:
+                raise PushError(f"the switch refused {enter!r}: {exc.message}", []) from exc
+            raise PushError(str(exc), list(commands[: exc.index - 1])) from exc
+        try:
+            diff, _ = conn.run([enter, "show session-config diffs", "commit"])[1:]
+        except ApiCommandError as exc:
+            raise PushError(
+                f"commit of session {session} failed: {exc.message}", list(commands)
+            ) from exc
+    except PushError as exc:
+        with contextlib.suppress(Exception):
+            conn.run([enter, "abort"])
+            exc.args = (f"{exc}; configuration session {session} was aborted",)
+        raise
+    return diff
+
+
+@dataclass(frozen=True)
+class ApiTransport:
+    """A platform's HTTP API as the module drives it instead of the SSH CLI: a client with
+    send_command/disconnect, the push, and the save."""
+
+    name: str  # as messages name it
+    connect: Callable[[Mapping[str, Any]], Any]
+    push: Callable[[Any, Sequence[str], Mapping[str, Any]], str | None]
+    save: Callable[[Any], str]
+
+
+API_TRANSPORTS: dict[str, ApiTransport] = {
+    "arista_eos": ApiTransport(
+        name="eAPI",
+        connect=EapiClient,
+        push=push_eos_api,
+        save=lambda conn: conn.send_command("write memory"),  # what netmiko's save sends
+    ),
+}
 
 
 # ---- OS10 breakouts (planned outside hier_config) ------------------------------------------

@@ -245,6 +245,20 @@ PREFLIGHT_CASES = [
         "sw-1: switches_model S5232F-ON runs dell_os10, not switches_platform arista_eos",
     ),
     (
+        "switch_api_transport_on_a_platform_without_one",
+        {
+            "switches": {
+                "sw-1": {
+                    "switches_platform": "dell_os10",
+                    "switches_model": "S5232F-ON",
+                    "switches_transport": "api",
+                }
+            }
+        },
+        {},
+        "sw-1: switches_transport api: dell_os10 has no API transport here (only arista_eos)",
+    ),
+    (
         "missing_vaulted_secret",
         {},
         {"cluster_onefs_password": ""},

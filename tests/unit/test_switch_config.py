@@ -23,6 +23,7 @@ import pytest
 import yaml
 from ansible.module_utils.parsing.convert_bool import boolean
 from netmiko.exceptions import ConfigInvalidException
+from throwaway_tls import self_signed
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "module_utils"))
@@ -31,6 +32,8 @@ import ansible.module_utils  # noqa: E402
 import switch_config as lib  # noqa: E402
 from ansible.module_utils.testing import patch_module_args  # noqa: E402
 from switch_sim import cumulus, eos, mlnxos, os10  # noqa: E402
+from switch_sim.eapi import eapi_handler  # noqa: E402
+from switch_sim.https import APIServer  # noqa: E402
 from switch_sim.state import SwitchState  # noqa: E402
 
 # The module imports its shared code as ansible.module_utils.switch_config.
@@ -595,6 +598,87 @@ def test_eos_plain_speed_syntax_and_port_mtu_converge(monkeypatch, capsys, s7060
         s7060.running()
     )
     assert remaining(s7060, intended) == []
+
+
+# ---- the module over Arista eAPI (transport: api) --------------------------------------------
+
+
+@pytest.fixture
+def s7060_api(tmp_path):
+    """A 7060 whose eAPI is served over TLS on the device model the CLI drives: (device,
+    the module's API options)."""
+    device = Device(tmp_path, "arista_eos")
+    certfile, keyfile = self_signed(tmp_path)
+    handler = eapi_handler(device.state, device.session_cls, {"admin": "s3cret-pw"})
+    server = APIServer(handler, "127.0.0.1", 0, str(certfile), str(keyfile))
+    server.start()
+    yield device, {"transport": "api", "api_port": server.port, "ca_path": str(certfile)}
+    server.stop()
+
+
+def test_eos_over_eapi_pushes_what_the_cli_pushes_through_a_committed_session(
+    monkeypatch, capsys, tmp_path, s7060_api
+):
+    device, api = s7060_api
+    intended = _lab_eos_intended()
+    result = run_module(monkeypatch, capsys, device, intended, **api)
+    assert result["changed"] is True and result["saved"] is True, result
+    assert device.connections == [] and result["transport"] == "api"  # no SSH session
+    assert result["session_diff"].startswith("--- system:/running-config")
+    assert remaining(device, intended) == []
+    assert device.state.startup == device.state.running
+    sessions = device.state.volatile["eos_sessions"]
+    assert [s["state"] for s in sessions.values()] == ["completed"]
+    # the same commands as the CLI path sends a factory switch
+    (tmp_path / "cli").mkdir()
+    cli = Device(tmp_path / "cli", "arista_eos")
+    assert run_module(monkeypatch, capsys, cli, intended)["commands"] == result["commands"]
+    again = run_module(monkeypatch, capsys, device, intended, **api)
+    assert again["changed"] is False and again["commands"] == [], again
+
+
+def test_eos_over_eapi_a_refused_command_aborts_the_session(monkeypatch, capsys, s7060_api):
+    device, api = s7060_api
+    before = device.running()
+    intended = _lab_eos_intended(switches_eos_spanning_tree_mode="fast")
+    result = run_module(monkeypatch, capsys, device, intended, **api)
+    assert result["failed"] is True
+    assert "rejected 'spanning-tree mode fast'" in result["msg"], result["msg"]
+    assert "was aborted" in result["msg"]
+    assert device.running() == before
+    assert all(s["state"] != "pending" for s in device.state.volatile["eos_sessions"].values())
+
+
+def test_eos_over_eapi_check_mode_changes_nothing(monkeypatch, capsys, s7060_api):
+    device, api = s7060_api
+    before = device.running()
+    result = run_module(monkeypatch, capsys, device, _lab_eos_intended(), check_mode=True, **api)
+    assert result["changed"] is True and result["commands"], result
+    assert device.running() == before
+    assert not device.state.volatile.get("eos_sessions")
+
+
+def test_eapi_refuses_a_wrong_password_without_echoing_it(monkeypatch, capsys, s7060_api):
+    device, api = s7060_api
+    result = run_module(monkeypatch, capsys, device, _lab_eos_intended(), password="wrong-pw",
+                        **api)  # fmt: skip
+    assert result["failed"] is True and "(HTTP 401)" in result["msg"], result
+    assert "wrong-pw" not in json.dumps(result)
+
+
+def test_eapi_with_a_certificate_the_control_host_does_not_trust_is_refused(
+    monkeypatch, capsys, s7060_api
+):
+    device, api = s7060_api
+    result = run_module(monkeypatch, capsys, device, _lab_eos_intended(),
+                        **{**api, "ca_path": None})  # fmt: skip
+    assert result["failed"] is True and "CERTIFICATE_VERIFY_FAILED" in result["msg"], result
+
+
+def test_a_platform_without_an_api_transport_is_refused_by_name(monkeypatch, capsys, s5232):
+    result = run_module(monkeypatch, capsys, s5232, "", transport="api")
+    assert result["failed"] is True
+    assert "dell_os10 has no API transport here" in result["msg"], result
 
 
 # ---- the module against the MLNX-OS (QM8700) device model ----------------------------------
