@@ -8,7 +8,9 @@
 
 --api-listen serves the platform's HTTP API on the same switch state as the CLI (EOS:
 Arista eAPI, over TLS with --api-cert/--api-key; MLNX-OS: the JSON API, in plain HTTP as
-`web http enable` serves it, or over TLS).
+`web http enable` serves it, or over TLS; Cumulus Linux 5.x: NVUE's REST API under
+/nvue_v1, over TLS, port 8765 on a real switch; a 4.x Cumulus switch has no API here and
+the simulator refuses to start with one).
 
 --cabling names a JSON file {"ports": [1, 2, 21, ...]}: the front-panel ports with a
 cable; without it no port has one and every port is down, as on a switch out of the box.
@@ -32,11 +34,13 @@ from .server import PLATFORMS, Switch, load_host_key, platform_model, read_users
 APIS = {
     "eos": ("eapi", "eapi_handler"),
     "mlnxos": ("mlnxos_json", "json_api_handler"),
+    "cumulus": ("cumulus_nvue_api", "nvue_api_handler"),
 }
 
 
 def serve_api(switch: Switch, platform: str, listen: str, cert: str | None, key: str | None) -> int:
-    """Start the platform's HTTP API in the background; returns the port it listens on."""
+    """Start the platform's HTTP API in the background; returns the port it listens on.
+    SystemExit where the platform (or this switch's release of it) has none."""
     if platform not in APIS:
         raise SystemExit(f"switch_sim: {platform} has no HTTP API (only {', '.join(APIS)})")
     module_name, function = APIS[platform]

@@ -10,7 +10,16 @@ attributes, 5.10 bridge guide, NVUE reference, mgmt VRF guide, generic-switch), 
 - nv show examples: the `nv show interface` examples of the 5.x guides and of the
   nvue-reference Interface page;
 - NVUE transcripts: public 3rd-party transcripts of an NVUE EVPN lab (`applied [rev_id:
-  N]`) and of `nv config show -o commands`.
+  N]`) and of `nv config show -o commands` (`nv set interface vlan10 vlan 10`);
+- napalm-cumulus NVUE fork: github david-pili/napalm-cumulus, napalm_cumulus/cumulus.py
+  (`nv config apply --confirm <n>s -y`, `nv config apply <rev> --confirm-yes|--confirm-no`,
+  a revision waiting for its confirmation in state `confirm`);
+- NVUE lab guide: a 3rd-party NVUE training lab (code search `nv config apply
+  --confirm-yes`: `--confirm 2m`, `--confirm 300s`, `--confirm-status`, a rollback when the
+  time runs out);
+- gpncfg, nv-config-manager, nvue_automation: REST clients of NVUE, named in
+  cumulus_nvue_api.py's docstring (revision states `confirm`, `confirm_fail`,
+  `applied_and_saved`).
 
 The configuration is one tree (interface, bridge, system); `nv set` edits a pending revision,
 `nv config apply` checks the whole revision and makes it the applied one, or prints
@@ -19,6 +28,9 @@ problem and applies nothing [NVUE upgrade KB]. Whether apply persists depends on
 release (see cumulus_model.AUTO_SAVE_FROM). Type and range errors of `nv set` are refused at once;
 NVUE's exact wording for them is **unverified**: the lines start with `Error: Invalid
 parameter`, a string networking-generic-switch treats as an NVUE failure [generic-switch].
+
+The revisions (Revisions below) are the REST API's too (cumulus_nvue_api.py): one id
+counter, and a revision applied one way is the applied configuration the other sees.
 """
 
 from __future__ import annotations
@@ -27,7 +39,9 @@ import copy
 import ipaddress
 import json
 import re
+import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from . import cumulus_model as model
@@ -182,6 +196,248 @@ def _quote(word: str) -> str:
     return f"'{word}'" if " " in word else word
 
 
+# ---- revisions: what the CLI and the REST API share -------------------------------------
+
+# revision states [NVUE API guide; applied_and_saved, confirm, confirm_fail: see Revisions]
+REV_PENDING, REV_INVALID, REV_AYS_FAIL = "pending", "invalid", "ays_fail"
+REV_APPLIED, REV_SAVED = "applied", "applied_and_saved"
+REV_CONFIRM, REV_CONFIRM_FAIL = "confirm", "confirm_fail"
+# a failed apply is fixed and retried [NVUE API guide]
+EDITABLE = (REV_PENDING, REV_INVALID, REV_AYS_FAIL)
+DEFAULT_CONFIRM = 600  # `--confirm` without a time: ten minutes [NVUE reference]
+# Wall-clock seconds per second of a confirm time: the tests shrink it to roll back quickly.
+SECOND = 1.0
+AYS_ISSUE = {
+    "code": "client_timeout",
+    "data": {},
+    "message": "Timeout while waiting for client response",
+    "severity": "error",
+}  # [NVUE API guide]
+
+
+def staged(base: dict[str, Any], edits: list[tuple[bool, list[str]]]) -> dict[str, Any]:
+    """A copy of `base` with `nv set` (True) / `nv unset` (False) lines applied, each as the
+    words after the verb; the first refused line raises Invalid and nothing is kept."""
+    candidate = copy.deepcopy(base)
+    for add, words in edits:
+        Change(candidate, add).apply(words)
+    return candidate
+
+
+def auto_saves(config: dict[str, Any]) -> bool:
+    return model.release_of(config["release"])[:2] >= model.AUTO_SAVE_FROM
+
+
+class Revisions:
+    """NVUE's revisions on one switch, kept in the state's volatile part (a restart discards
+    them, as it discards the running configuration): id -> configuration, state, transition.
+
+    Ids are counted upward from 1 and shared by the CLI and the REST API. A revision holds a
+    whole configuration, copied from the applied one when it starts (whether NVUE rebases an
+    older revision on a newer applied one is **unverified**). The CLI edits the pending
+    revision it started itself (`cli`) until it is applied or detached; a REST client names
+    its revision in every request. Applying makes the revision's configuration the running
+    one: `applied`, or `applied_and_saved` when the apply also saved (auto-save, 5.9 and
+    later: the state NVIDIA's own REST client waits for [nv-config-manager, nvue_automation]),
+    `invalid` with one issue per problem and `ays_fail` when a warning went unanswered [NVUE
+    API guide]. A failed revision takes edits again and goes back to `pending` (the guide's
+    "after you resolve the errors, retry").
+
+    An apply with a confirm time opens a window: the revision waits in state `confirm`
+    [gpncfg, napalm-cumulus NVUE fork] until confirmed (-> `applied` / `applied_and_saved`,
+    saved then if the release auto-saves) or until the time runs out or it is refused, when
+    the previous applied configuration comes back, and the startup one too if a save
+    happened in the window; the revision ends `confirm_fail` (a state name from gpncfg's
+    list; that a timed-out revision takes it is **unverified**). A timer thread rolls back
+    when nobody is looking; every access checks the time as well.
+    """
+
+    def __init__(self, state: Any):
+        self.state = state
+        with state.lock:
+            self.data: dict[str, Any] = state.volatile.setdefault(
+                "nvue", {"revisions": {}, "next": 1, "applied": "0", "cli": None, "confirm": None}
+            )
+            self.expire()
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def get(self, rev: str) -> dict[str, Any] | None:
+        return self.data["revisions"].get(rev)
+
+    @property
+    def applied(self) -> str:
+        return self.data["applied"]
+
+    def record(self, rev: str) -> dict[str, Any]:
+        """`{"state": ..., "transition": {"issue": ..., "progress": ...}}` [NVUE API guide]."""
+        revision = self.data["revisions"][rev]
+        issue, progress = copy.deepcopy(revision["issue"]), revision["progress"]
+        return {"state": revision["state"], "transition": {"issue": issue, "progress": progress}}
+
+    def listing(self) -> dict[str, Any]:
+        return {rev: self.record(rev) for rev in self.data["revisions"]}
+
+    def editable(self, rev: str) -> bool:
+        revision = self.get(rev)
+        return revision is not None and revision["state"] in EDITABLE
+
+    def cli_revision(self) -> str | None:
+        """The CLI's pending revision, while it still takes edits."""
+        rev = self.data["cli"]
+        return rev if rev is not None and self.editable(rev) else None
+
+    def cli_config(self) -> dict[str, Any] | None:
+        rev = self.cli_revision()
+        return self.data["revisions"][rev]["config"] if rev else None
+
+    # -- editing ---------------------------------------------------------------------------
+
+    def create(self, config: dict[str, Any] | None = None, cli: bool = False) -> str:
+        """A new pending revision: `config`, or a copy of the applied configuration; `cli`:
+        it is the one the CLI edits from now on."""
+        with self.state.lock:
+            rev = str(self.data["next"])
+            self.data["next"] += 1
+            self.data["revisions"][rev] = {}
+            self.put(rev, copy.deepcopy(self.state.running if config is None else config))
+            if cli:
+                self.data["cli"] = rev
+        return rev
+
+    def put(self, rev: str, config: dict[str, Any]) -> None:
+        """Store an edited configuration: the revision is pending (again)."""
+        revision = self.data["revisions"][rev]
+        revision.update(config=config, state=REV_PENDING, issue={}, progress="")
+
+    def detach_cli(self) -> None:
+        """`nv config detach`: the CLI lets go of its revision, which stays, pending."""
+        self.data["cli"] = None
+
+    def detach(self, rev: str) -> None:
+        """Forget a revision that was never applied."""
+        with self.state.lock:
+            del self.data["revisions"][rev]
+            if self.data["cli"] == rev:
+                self.data["cli"] = None
+
+    # -- applying --------------------------------------------------------------------------
+
+    def problems(self, rev: str) -> list[tuple[str, str]]:
+        """(location, reason) of what makes the revision impossible [NVUE upgrade KB]."""
+        config = self.data["revisions"][rev]["config"]
+        return [(f"interface.{name}", why) for name, why in model.check(config)]
+
+    def warns(self, rev: str) -> bool:
+        """Whether applying asks first: a breakout change reloads switchd."""
+        return self.data["revisions"][rev]["config"]["breakouts"] != self.state.running["breakouts"]
+
+    def fail(self, rev: str, state: str, issues: list[dict[str, Any]], progress: str) -> None:
+        revision = self.data["revisions"][rev]
+        revision.update(state=state, progress=progress)
+        revision["issue"] = {str(n): issue for n, issue in enumerate(issues)}
+
+    def invalid(self, rev: str, problems: list[tuple[str, str]]) -> None:
+        issues = [
+            {
+                "code": "config_invalid",
+                "data": {"location": where, "reason": why},
+                "message": f"Config invalid at {where}: {why}",
+                "severity": "error",
+            }
+            for where, why in problems
+        ]
+        self.fail(rev, REV_INVALID, issues, "Invalid config")  # [NVUE API guide]
+
+    def commit(self, rev: str, confirm: float | None = None) -> None:
+        """Make the revision's configuration the running one; with `confirm` (seconds) open
+        the window in which it must be confirmed."""
+        with self.state.lock:
+            revision = self.data["revisions"][rev]
+            config = copy.deepcopy(revision["config"])
+            config["netedit"] = self.state.running["netedit"]  # /etc/group's, not NVUE's
+            previous, previous_rev = self.state.running, self.data["applied"]
+            self.state.running, self.data["applied"] = config, rev
+            if self.data["cli"] == rev:
+                self.data["cli"] = None
+            revision.update(issue={}, progress="")
+            if confirm is None:
+                self.settle(rev)
+                return
+            window = {"rev": rev, "previous": previous, "previous_rev": previous_rev,
+                      "startup": copy.deepcopy(self.state.startup),
+                      "deadline": time.monotonic() + confirm * SECOND}  # fmt: skip
+            timer = threading.Timer(confirm * SECOND, self._time_up, args=(window,))
+            timer.daemon = True
+            window["timer"] = timer
+            self.data["confirm"] = window
+            revision["state"] = REV_CONFIRM
+            timer.start()
+
+    def settle(self, rev: str) -> None:
+        """The revision stays applied: saved too where the release auto-saves."""
+        revision = self.data["revisions"][rev]
+        if auto_saves(self.state.running):
+            self.state.save()
+            revision["state"] = REV_SAVED
+        else:
+            revision["state"] = REV_APPLIED
+
+    def save(self) -> None:
+        """`nv config save` / the REST save: startup := running."""
+        with self.state.lock:
+            self.state.save()
+            revision = self.get(self.data["applied"])
+            if revision is not None and revision["state"] == REV_APPLIED:
+                revision["state"] = REV_SAVED
+
+    # -- the confirm window ----------------------------------------------------------------
+
+    def confirming(self) -> str | None:
+        """The revision waiting for its confirmation, if any."""
+        window = self.data["confirm"]
+        return window["rev"] if window else None
+
+    def seconds_left(self) -> int:
+        window = self.data["confirm"]
+        return max(0, round((window["deadline"] - time.monotonic()) / SECOND))
+
+    def confirm(self) -> str:
+        """Keep the applied revision (`--confirm-yes`); returns its id."""
+        with self.state.lock:
+            window = self.data["confirm"]
+            self.data["confirm"] = None
+            window["timer"].cancel()
+            self.settle(window["rev"])
+            return window["rev"]
+
+    def rollback(self) -> str:
+        """Bring back the configuration the window's apply replaced; returns the revision."""
+        with self.state.lock:
+            window = self.data["confirm"]
+            self.data["confirm"] = None
+            window["timer"].cancel()
+            previous = copy.deepcopy(window["previous"])
+            previous["netedit"] = self.state.running["netedit"]
+            self.state.running, self.data["applied"] = previous, window["previous_rev"]
+            if self.state.startup != window["startup"]:  # saved in the window: undo that too
+                self.state.startup = window["startup"]
+                self.state._persist()  # SwitchState has no public call to write a given startup
+            self.data["revisions"][window["rev"]]["state"] = REV_CONFIRM_FAIL
+            return window["rev"]
+
+    def expire(self) -> None:
+        """Roll back a window whose time ran out (checked on every access)."""
+        window = self.data["confirm"]
+        if window and time.monotonic() >= window["deadline"]:
+            self.rollback()
+
+    def _time_up(self, window: dict[str, Any]) -> None:
+        with self.state.lock:
+            if self.data["confirm"] is window:
+                self.rollback()
+
+
 # ---- the command ---------------------------------------------------------------------------
 
 
@@ -194,6 +450,7 @@ class NVUE:
     def __init__(self, session: Any):
         self.session = session
         self.state = session.state
+        self.asking: _Confirm | None = None  # the question the session's next line answers
 
     @staticmethod
     def changes_config(words: list[str]) -> bool:
@@ -204,13 +461,12 @@ class NVUE:
         return output.startswith(("Error", "Invalid config")) or "command not found" in output
 
     @property
-    def revisions(self) -> dict[str, Any]:
-        """Pending revision and revision counter, shared by every session until restart."""
-        return self.state.volatile.setdefault(
-            "nvue", {"pending": None, "rev": None, "next": 1, "applied": 0}
-        )
+    def revisions(self) -> Revisions:
+        """The switch's revisions, shared by every session and the REST API until restart."""
+        return Revisions(self.state)
 
     def run(self, args: list[str]) -> str:
+        self.revisions.expire()  # a confirm window whose time ran out rolls back first
         try:
             if args[:1] in (["set"], ["unset"]):
                 return self._edit(args[0] == "set", args[1:])
@@ -227,12 +483,12 @@ class NVUE:
     def _edit(self, add: bool, words: list[str]) -> str:
         with self.state.lock:
             revs = self.revisions
-            base = revs["pending"] if revs["pending"] is not None else self.state.running
-            candidate = copy.deepcopy(base)
-            Change(candidate, add).apply(words)
-            if revs["pending"] is None:
-                revs["rev"], revs["next"] = revs["next"], revs["next"] + 1
-            revs["pending"] = candidate
+            rev, pending = revs.cli_revision(), revs.cli_config()
+            candidate = staged(self.state.running if pending is None else pending, [(add, words)])
+            if rev is None:  # the first accepted line starts the CLI's revision
+                revs.create(candidate, cli=True)
+            else:
+                revs.put(rev, candidate)
         return ""
 
     # -- nv config -----------------------------------------------------------------------------
@@ -243,16 +499,17 @@ class NVUE:
         if args[:1] == ["apply"]:
             return self._apply(args[1:])
         if args == ["save"]:
-            self.state.save()
+            revs.save()
             return "saved [rev_id: applied]"  # [NVUE transcripts]
         if args == ["detach"]:
-            revs["pending"] = None
+            revs.detach_cli()
             return ""
         if args[:1] == ["diff"]:
-            if revs["pending"] is None:
+            pending = revs.cli_config()
+            if pending is None:
                 return ""
             old = leaves(to_tree(self.state.running))
-            new = leaves(to_tree(revs["pending"]))
+            new = leaves(to_tree(pending))
             sets = {p: v for p, v in new.items() if old.get(p, object()) != v}
             unsets = {p: v for p, v in old.items() if p not in new}
             if output == "commands":
@@ -278,45 +535,75 @@ class NVUE:
         return {
             "model": "SN3700",
             "nvue-api-version": "nvue_v1",
-            "rev-id": f"{self.revisions['applied']}.0",
+            "rev-id": f"{self.revisions.applied}.0",
             "version": f"Cumulus Linux {self.state.running['release']}",
         }
 
     def _apply(self, options: list[str]) -> str:
-        """Check the whole pending revision, then make it the applied one [NVUE CLI
-        guide, NVUE reference, NVUE upgrade KB]."""
+        """`nv config apply [<revision>] [-y|--assume-yes|--assume-no] [--confirm [<time>]]
+        [-m <message>]`: check the whole revision (the CLI's pending one unless named), then
+        make it the applied one [NVUE CLI guide, NVUE reference, NVUE upgrade KB].
+
+        `--confirm [<time>]` applies and rolls back unless confirmed in time, ten minutes by
+        default; `--confirm-status` shows the time left [NVUE reference]; `--confirm-yes`
+        keeps the change and `--confirm-no` rolls it back at once (the confirming commands
+        clients send: `nv config apply [<revision>] --confirm-yes|--confirm-no` [napalm-cumulus
+        NVUE fork, NVUE lab guide]). The words these four print, and a second apply refused
+        while one waits for its confirmation, are **unverified**."""
+        with self.state.lock:  # checked and applied with no other session in between
+            return self._apply_now(*_apply_options(options))
+
+    def _apply_now(self, flags: set[str], rev: str | None, confirm: float | None) -> str:
         revs = self.revisions
-        known = {"-y", "--assume-yes", "--assume-no", "-m", "--message"}
-        if any(o.startswith("-") and o not in known for o in options):
-            raise invalid(f"unknown option {next(o for o in options if o.startswith('-'))}")
-        if revs["pending"] is None:
+        if flags & CONFIRM_FLAGS:
+            return self._confirmation(revs, flags, rev)
+        if revs.confirming() is not None:
+            raise Invalid(_WAITING.format(rev=revs.confirming()))
+        rev = rev or revs.cli_revision()
+        if rev is None:
             return "Warning: Nothing to apply"  # **unverified**
-        problems = model.check(revs["pending"])
+        if revs.get(rev) is None:
+            raise Invalid(f"Error: Revision {rev} does not exist")  # **unverified**
+        problems = revs.problems(rev)
         if problems:
-            reasons = [f"  Config invalid at interface.{name}: {why}" for name, why in problems]
-            return "\n".join([f"Invalid config [rev_id: {revs['rev']}]", *reasons])
-        if revs["pending"]["breakouts"] != self.state.running["breakouts"]:
-            if "--assume-no" in options:
+            revs.invalid(rev, problems)
+            reasons = [f"  Config invalid at {where}: {why}" for where, why in problems]
+            return "\n".join([f"Invalid config [rev_id: {rev}]", *reasons])
+        if revs.warns(rev):
+            if "--assume-no" in flags:
                 return f"{RELOAD_WARNING}\n{CONFIRM_PROMPT}N\nDeclined apply after warnings"
-            if not {"-y", "--assume-yes"} & set(options):
-                self.session.confirm = _Confirm(CONFIRM_PROMPT)
+            if not flags & {"-y", "--y", "--assume-yes"}:
+                self.asking = self.session.confirm = _Confirm(
+                    CONFIRM_PROMPT, lambda: self._commit(rev, confirm)
+                )
                 return RELOAD_WARNING
-        return self._commit_pending()
+        return self._commit(rev, confirm)
+
+    def _confirmation(self, revs: Revisions, flags: set[str], rev: str | None) -> str:
+        waiting = revs.confirming()
+        if waiting is None or rev not in (None, waiting):
+            raise Invalid("Error: No apply is waiting for a confirmation")  # **unverified**
+        if "--confirm-status" in flags:
+            return f"{revs.seconds_left()} seconds left to confirm [rev_id: {waiting}]"
+        if "--confirm-yes" in flags:
+            return f"applied [rev_id: {revs.confirm()}]"
+        return f"rolled back [rev_id: {revs.rollback()}]"
 
     def confirmed(self, answer: str) -> str:
-        if answer.lower() in ("y", "yes"):
-            return self._commit_pending()
-        return "Declined apply after warnings"  # **unverified**
+        asking, self.asking = self.asking, None
+        if asking is None or answer.lower() not in ("y", "yes"):
+            return "Declined apply after warnings"  # **unverified**
+        try:
+            return asking.then()
+        except Invalid as err:
+            return str(err)
 
-    def _commit_pending(self) -> str:
+    def _commit(self, rev: str, confirm: float | None) -> str:
         revs = self.revisions
         with self.state.lock:
-            rev = revs["rev"]
-            revs["pending"]["netedit"] = self.state.running["netedit"]  # /etc/group's
-            self.state.running = revs["pending"]
-            revs["pending"], revs["applied"] = None, rev
-            if model.release_of(self.state.running["release"])[:2] >= model.AUTO_SAVE_FROM:
-                self.state.save()
+            if revs.confirming() is not None:  # another apply got there while we asked
+                raise Invalid(_WAITING.format(rev=revs.confirming()))
+            revs.commit(rev, confirm)
         return f"applied [rev_id: {rev}]"  # [NVUE transcripts]
 
     # -- nv show -------------------------------------------------------------------------------
@@ -438,7 +725,7 @@ class NVUE:
         link = rows[name]["link"]
         config = self.state.running
         applied = to_tree(config).get("interface", {}).get(name, {}).get("link", {})
-        pending_config = self.revisions["pending"]
+        pending_config = self.revisions.cli_config()
         if output == "json":
             return json.dumps(link, indent=2)
         fields = ["auto-negotiate", "speed", "fec", "mtu", "state"]
@@ -476,10 +763,50 @@ def _value(link: dict[str, Any], field: str, defaults: dict[str, str]) -> str:
 
 
 class _Confirm:
-    """A question the next line answers."""
+    """A question the next line answers, and what a yes does."""
 
-    def __init__(self, prompt: str):
+    def __init__(self, prompt: str, then: Callable[[], str]):
         self.prompt = prompt
+        self.then = then
+
+
+# `nv config apply` while another apply waits for its confirmation (**unverified** wording)
+_WAITING = "Error: Revision {rev} is waiting for its confirmation (nv config apply --confirm-yes)"
+APPLY_FLAGS = {"-y", "--y", "--assume-yes", "--assume-no"}
+CONFIRM_FLAGS = {"--confirm-status", "--confirm-yes", "--confirm-no"}
+# `--confirm 300s`, `2m`, `1h` [napalm-cumulus NVUE fork, NVUE lab guide]; a bare number
+# counts minutes (`--confirm 60` "requires you to confirm within one hour" [NVUE reference])
+CONFIRM_TIME = re.compile(r"(\d+)([smh]?)")
+TIME_UNITS = {"s": 1, "m": 60, "h": 3600, "": 60}
+
+
+def _apply_options(options: list[str]) -> tuple[set[str], str | None, float | None]:
+    """(flags, the revision named, the confirm time in seconds) of `nv config apply`."""
+    flags: set[str] = set()
+    rev: str | None = None
+    confirm: float | None = None
+    words = list(options)
+    while words:
+        word = words.pop(0)
+        if word in ("-m", "--message"):
+            if not words:
+                raise invalid(f"option {word} requires an argument")
+            words.pop(0)
+        elif word == "--confirm":
+            confirm = DEFAULT_CONFIRM
+            match = CONFIRM_TIME.fullmatch(words[0]) if words else None
+            if match:
+                words.pop(0)
+                confirm = int(match.group(1)) * TIME_UNITS[match.group(2)]
+        elif word in APPLY_FLAGS | CONFIRM_FLAGS:
+            flags.add(word)
+        elif word.startswith("-"):
+            raise invalid(f"unknown option {word}")
+        elif rev is None and word.isdigit():
+            rev = word
+        else:
+            raise Invalid(_usage(["config", "apply", *options]))
+    return flags, rev, confirm
 
 
 def _option(args: list[str], short: str, long: str) -> str | None:
@@ -664,13 +991,21 @@ class Change:
             raise Invalid(_usage(["set", "interface", name, "bond", *words]))
 
     def _svi(self, vlan: str, words: list[str]) -> None:
-        """`nv set interface vlan10 ip address 10.1.10.2/24` [5.10 bridge guide]."""
+        """`nv set interface vlan10 ip address 10.1.10.2/24` [5.10 bridge guide]; `vlan 10`,
+        the SVI's VLAN (`nv set interface vlan10 vlan 10` [NVUE transcripts]), is the one its
+        name gives here."""
         vlans = self.config["vlans"]
         if not words or words[:1] == ["type"]:
             if self.add:
                 vlans.setdefault(vlan, {"addresses": []})
             else:
                 vlans.pop(vlan, None)
+            return
+        if words[:1] == ["vlan"] and len(words) <= 2:
+            if self.add and words[1:] != [vlan]:
+                raise invalid(f"interface vlan{vlan} is VLAN {vlan}, not {' '.join(words[1:])}")
+            if self.add:
+                vlans.setdefault(vlan, {"addresses": []})
             return
         if words[:2] != ["ip", "address"] or len(words) != 3:
             raise Invalid(_usage(["set", "interface", f"vlan{vlan}", *words]))

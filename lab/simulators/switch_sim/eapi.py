@@ -28,15 +28,13 @@ and configuration modes and sessions included, and the first refused command end
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 from collections.abc import Callable
 from typing import Any
 
 from .cli import CommandError
 from .eos_show import UNCONVERTED
-from .https import Request, Response
+from .https import Request, Response, credentials
 from .state import SessionEnd, SwitchState
 
 # Parameters of runCmds [pyeapi: version, format, cmds, autoComplete, expandAliases,
@@ -76,20 +74,6 @@ def eapi_handler(
         return reply(run_request(state, session_cls, login, request.body))
 
     return handle
-
-
-def credentials(request: Request, users: dict[str, str]) -> tuple[str, str] | None:
-    """(user, password) of a valid `Authorization: Basic ...` header, else None."""
-    kind, _, encoded = request.headers.get("authorization", "").partition(" ")
-    if kind.lower() != "basic":
-        return None
-    try:
-        user, sep, password = base64.b64decode(encoded, validate=True).decode().partition(":")
-    except (binascii.Error, UnicodeDecodeError):
-        return None
-    if not sep or users.get(user) != password:
-        return None
-    return user, password
 
 
 def reply(document: dict[str, Any]) -> Response:
