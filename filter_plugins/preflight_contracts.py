@@ -96,6 +96,13 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "slurm_report_wait": (1, None),
     "slurm_health_check_interval": (0, None),  # 0: no health check
     "slurm_health_check_services[].port": (1, 65535),
+    "slurm_qos[].priority": (0, None),
+    "slurm_accounts[].fairshare": (1, None),
+    "slurm_priority_weights.Fairshare": (0, None),
+    "slurm_priority_weights.Age": (0, None),
+    "slurm_priority_weights.QOS": (0, None),
+    "slurm_priority_weights.JobSize": (0, None),
+    "slurm_priority_weights.Partition": (0, None),
     "onefs_tiering_api_port": (1, 65535),
     "switches_port": (1, 65535),
     "switches_api_port": (0, 65535),  # 0: the platform's own port
@@ -379,6 +386,11 @@ KINDS: dict[str, Format] = {
         "/etc/ssl/portal.key",
     ),
     "secret_32": Format(_pattern(r".{32,}"), "at least 32 characters", "short"),
+    # slurmdbd.conf(5): "The '#' character is not permitted" in StoragePass; a blank or a
+    # line break would end the value. Empty: the role makes one.
+    "slurmdbd_password": Format(
+        _pattern(r"[^#\s]*"), "a password without `#` or blanks (slurmdbd.conf(5))", "pa ss#1"
+    ),
     "nfs_option": Format(
         _pattern(r"[a-z_][a-z0-9_]*(=[^\s,=]+)?"),
         "one mount or export option (name or name=value, no commas or spaces)",
@@ -569,6 +581,14 @@ FORMATS: dict[str, str] = {
     "slurm_partitions[].name": "slurm_name",
     "slurm_partitions[].max_time": "slurm_max_time",
     "slurm_munge_key": "secret_32",
+    "slurm_accounting_db_password": "slurmdbd_password",
+    "slurm_qos[].name": "slurm_name",
+    "slurm_accounts[].name": "slurm_name",
+    "slurm_accounts[].description": "one_line",
+    "slurm_accounts[].organization": "one_line",
+    "slurm_accounts[].qos[]": "slurm_name",
+    "slurm_accounts[].users[]": "posix_name",
+    "slurm_priority_decay_half_life": "slurm_time",
     # storage_fabric
     "storage_fabric_links[].port": "cumulus_port",
     "storage_fabric_links[].host": "inventory_host",

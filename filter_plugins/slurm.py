@@ -208,6 +208,29 @@ def slurm_partition_problems(
     return problems
 
 
+def slurm_accounting_problems(
+    accounts: Sequence[Mapping[str, Any]] | None, qos: Sequence[Mapping[str, Any]] | None
+) -> list[str]:
+    """What the accounting database would hold otherwise than meant: an account or a QOS
+    listed twice (the second would silently change the first), and an account allowed a
+    QOS that is neither Slurm's own `normal` nor one of slurm_qos (sacctmgr refuses it,
+    after the accounts before it were added)."""
+    problems: list[str] = []
+    for variable, items in (("slurm_accounts", accounts), ("slurm_qos", qos)):
+        names = [str(item.get("name", "")) for item in items or []]
+        for name in sorted({n for n in names if names.count(n) > 1}):
+            problems.append(f"{variable}: {name} is listed twice")
+    known = {"normal"} | {str(item.get("name", "")) for item in qos or []}
+    for account in accounts or []:
+        unknown = [str(q) for q in account.get("qos") or [] if str(q) not in known]
+        if unknown:
+            problems.append(
+                f"slurm_accounts: account {account.get('name')} names QOS {', '.join(unknown)},"
+                f" not normal nor one of slurm_qos ({', '.join(sorted(known))})"
+            )
+    return problems
+
+
 def _true(value: Any) -> bool:
     return str(value).strip().lower() in ("1", "true", "yes", "on")
 
@@ -225,5 +248,6 @@ class FilterModule:
             "slurm_node_problems": slurm_node_problems,
             "slurm_partition_nodes": slurm_partition_nodes,
             "slurm_partition_problems": slurm_partition_problems,
+            "slurm_accounting_problems": slurm_accounting_problems,
             "slurm_def_mem_per_cpu": slurm_def_mem_per_cpu,
         }

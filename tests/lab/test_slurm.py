@@ -232,3 +232,34 @@ def _wait_idle(node: str) -> None:
         time.sleep(1)
     assert states == {"idle"}
     assert _run(f"sinfo -h -N -n {node} -o '%E'").split("\n")[0].strip() == "none"
+
+
+def test_accounting_shows_a_users_gpu_job_with_its_gpus_account_and_qos():
+    """slurmdbd keeps the accounting in MariaDB on the head node's loopback: a GPU job a
+    lab user ran shows in sacct with its GPUs, account and QOS, and sshare shows the
+    account's fair-share; the QOS and accounts are the inventory's."""
+    assert "hipri|100" in _run("sacctmgr -n -P show qos format=name,priority").splitlines()
+    assert {"research|alice", "research|bob"} <= set(
+        _run("sacctmgr -n -P show assoc format=account,user").splitlines()
+    )
+    job = _run(
+        "runuser -u alice -- sbatch --parsable --wait -p hipri --qos=hipri --gres=gpu:1 "
+        "--chdir=/tmp --output=/dev/null --wrap 'sleep 1'"
+    ).strip()
+    # slurmctld sends the job's end to slurmdbd on its own time; right after it, sacct may
+    # show the QOS as Unknown for a moment
+    for _ in range(20):
+        row = _run(f"sacct -n -P -X -j {job} -o User,Account,QOS,State,AllocTRES").strip()
+        if "COMPLETED" in row and "|Unknown|" not in row:
+            break
+        time.sleep(1)
+    user, account, qos, state, tres = row.split("|")
+    assert (user, account, qos, state) == ("alice", "research", "hipri", "COMPLETED"), row
+    assert "gres/gpu=1" in tres.split(","), row
+    shares = _run("sshare -n -P -a -A research -o Account,User,RawShares").splitlines()
+    rows = {tuple(field.strip() for field in line.split("|")) for line in shares}
+    assert ("research", "", "2") in rows and ("research", "alice", "1") in rows, shares
+    # the database answers on the loopback only
+    listening = docker_host(HEAD).check_output("ss -Hltn")
+    db = [line.split()[3] for line in listening.splitlines() if line.split()[3].endswith(":3306")]
+    assert db and all(addr.startswith("127.0.0.1:") for addr in db), db
