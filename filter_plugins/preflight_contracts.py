@@ -106,6 +106,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "onefs_tiering_api_port": (1, 65535),
     "switches_port": (1, 65535),
     "switches_api_port": (0, 65535),  # 0: the platform's own port
+    "switches_api_confirm": (0, None),  # 0: no confirm window
     # OneFS numbers file pool policies from 1 (apply_order 0 is refused by the cluster)
     "onefs_tiering_policies[].apply_order": (1, None),
     "onefs_tiering_policies[].file_matching_pattern.or_criteria[].and_criteria[]"

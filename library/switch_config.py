@@ -94,15 +94,26 @@ options:
   transport:
     description:
       - C(cli) drives the switch's CLI over SSH (netmiko). C(api) drives the platform's HTTP
-        API instead, where it has one (C(arista_eos) - eAPI over HTTPS, the same
-        configuration session, diff, commit and C(write memory) as the CLI path); the
-        running configuration, the remediation and the backup are the same either way.
+        API instead, where it has one - C(arista_eos) eAPI over HTTPS (the same
+        configuration session, diff, commit and C(write memory) as the CLI path);
+        C(cumulus_linux) 5.x NVUE's REST API (a revision, its edits, apply with a confirm
+        window of O(api_confirm) seconds, confirmed after the re-read). The running
+        configuration, the remediation and the backup are the same either way.
     type: str
     choices: [cli, api]
     default: cli
   api_port:
-    description: Port of the HTTP API (default the platform's - eAPI 443).
+    description: Port of the HTTP API (default the platform's - eAPI 443, NVUE 8765).
     type: int
+  api_confirm:
+    description:
+      - Where the API applies with a confirm window (NVUE), seconds the switch waits for
+        the confirmation before it rolls the change back by itself. The module confirms
+        once a re-read shows nothing left to change, and rolls back at once when it does
+        not; a change that cuts the control host off the switch undoes itself. 0 applies
+        without a window.
+    type: int
+    default: 300
   ca_path:
     description:
       - CA certificate(s) to verify the API's HTTPS certificate with (default the control
@@ -295,9 +306,15 @@ def main():
             msg=f"cannot open an SSH session to {params['host']}:{params['port']}: {exc}"
         )
     try:
-        if entry.detect is not None:
-            found["dialect"], found["release"] = entry.detect(conn)
+        detect = api.detect if api and api.detect else entry.detect
+        if detect is not None:
+            found["dialect"], found["release"] = detect(conn)
             result.update(found)
+            if api and api.dialect and found["dialect"] != api.dialect:
+                raise RuntimeError(
+                    f"the switch runs {found['release']} ({found['dialect']}), which has no "
+                    f"{api.name}; use transport: cli"
+                )
             entry = entry.speaking(found["dialect"])
         dialect = entry.dialect
         intended, owned = for_dialect(params, entry)
@@ -339,6 +356,10 @@ def main():
                 break
         result["changed"] = True
         result["commands"] = pushed
+        if api and api.rollback and commands:
+            api.rollback(conn)  # the apply waits for a confirmation it will not get
+        elif api and api.confirm:
+            api.confirm(conn)
         if commands:
             module.fail_json(
                 msg=f"{params['backup_name']}: the running config still differs after the push",
@@ -356,6 +377,9 @@ def main():
                 module.fail_json(msg=f"saving to startup failed: {output.strip()}", **result)
             result["saved"] = True
     except Exception as exc:  # a session that drops outside a push, a timeout reading
+        if api and api.rollback:
+            with contextlib.suppress(Exception):
+                api.rollback(conn)
         module.fail_json(
             msg=f"{params['backup_name']}: {exc}",
             commands=result.get("commands", []),

@@ -100,6 +100,7 @@ API_ARGUMENT_SPEC: dict[str, dict[str, Any]] = {
     "api_port": {"type": "int"},
     "ca_path": {"type": "path"},
     "validate_certs": {"type": "bool", "default": True},
+    "api_confirm": {"type": "int", "default": 300},
 }
 
 
@@ -548,6 +549,46 @@ def save_nvue(conn: Any) -> str:
 # ---- the switches' HTTP APIs (transport: api) ---------------------------------------------
 
 
+def api_request(
+    name: str, url: str, params: Mapping[str, Any], method: str, body: Any = None
+) -> Any:
+    """One JSON request to a switch's HTTP API (`name` as messages say it), HTTP Basic auth
+    with the switch user, the certificate verified; the JSON answer. A 401 and an
+    unreachable API raise RuntimeError; another HTTP error raises it with the switch's
+    words (an error body's `detail`, as NVUE sends it)."""
+    import json
+
+    from ansible.module_utils.urls import open_url
+
+    try:
+        response = open_url(
+            url,
+            data=None if body is None else json.dumps(body),
+            headers={"Content-Type": "application/json"},
+            method=method,
+            url_username=params["username"],
+            url_password=params["password"],
+            force_basic_auth=True,
+            validate_certs=params.get("validate_certs", True),
+            ca_path=params.get("ca_path"),
+            timeout=params["timeout"],
+            use_proxy=False,
+        )
+        return json.loads(response.read() or b"{}")
+    except Exception as exc:
+        code = getattr(exc, "code", None)
+        if code == 401:
+            raise RuntimeError(
+                f"{name} at {url} refused the credentials of {params['username']} (HTTP 401)"
+            ) from exc
+        if code is None:
+            raise RuntimeError(f"cannot reach {name} at {url}: {exc}") from exc
+        detail = ""
+        with contextlib.suppress(Exception):
+            detail = json.loads(exc.read()).get("detail", "")  # type: ignore[attr-defined]
+        raise RuntimeError(f"{name} refused {method} {url}: {detail or exc}") from exc
+
+
 class ApiCommandError(Exception):
     """A command the switch refused over its API: which one (its index in the request)
     and the switch's message."""
@@ -579,10 +620,6 @@ class EapiClient:
 
     def run(self, commands: Sequence[str]) -> list[str]:
         """The text output of each command, run in order after `enable`."""
-        import json
-
-        from ansible.module_utils.urls import open_url
-
         self.requests += 1
         enable: dict[str, Any] = {"cmd": "enable"}
         if self.params.get("enable_secret"):
@@ -593,29 +630,8 @@ class EapiClient:
             "params": {"version": 1, "cmds": [enable, *commands], "format": "text"},
             "id": f"dlcluster-{self.requests}",
         }
-        try:
-            response = open_url(
-                self.url,
-                data=json.dumps(body),
-                headers={"Content-Type": "application/json"},
-                method="POST",
-                url_username=self.params["username"],
-                url_password=self.params["password"],
-                force_basic_auth=True,
-                validate_certs=self.params.get("validate_certs", True),
-                ca_path=self.params.get("ca_path"),
-                timeout=self.params["timeout"],
-                use_proxy=False,
-            )
-            answer = json.loads(response.read())
-        except Exception as exc:
-            code = getattr(exc, "code", None)
-            if code == 401:
-                raise RuntimeError(
-                    f"eAPI at {self.url} refused the credentials of {self.params['username']}"
-                    " (HTTP 401)"
-                ) from exc
-            raise RuntimeError(f"cannot reach eAPI at {self.url}: {exc}") from exc
+        # eAPI answers a refused command with HTTP 200 and a JSON-RPC error [pyeapi]
+        answer = api_request("eAPI", self.url, self.params, "POST", body)
         error = answer.get("error")
         if error is None:
             return [result.get("output", "") for result in answer["result"][1:]]
@@ -665,6 +681,155 @@ def push_eos_api(conn: EapiClient, commands: Sequence[str], options: Mapping[str
     return diff
 
 
+class NvueClient:
+    """NVUE's REST API (Cumulus Linux 5.x): `/nvue_v1` over HTTPS, HTTP Basic auth with the
+    switch's users, on port 8765 unless `nv set system api port` says otherwise [NVUE API
+    guide]. The module drives it as it drives the SSH session: `send_command` answers the
+    one command it reads the running configuration with (`nv config show -o commands`),
+    made from the applied revision's tree (GET `/?rev=applied`), one `nv set` line per leaf.
+    """
+
+    DEFAULT_PORT = 8765
+
+    def __init__(self, params: Mapping[str, Any]):
+        port = params.get("api_port") or self.DEFAULT_PORT
+        self.url = f"https://{params['host']}:{port}/nvue_v1"
+        self.params = params
+        self.waiting: str | None = None  # a revision applied, not confirmed yet
+
+    def request(self, method: str, path: str, body: Any = None, rev: str | None = None) -> Any:
+        """One request; the JSON answer. A refusal raises RuntimeError with the switch's
+        words (the `detail` of its error body where it has one)."""
+        from urllib.parse import quote
+
+        url = f"{self.url}/{path.lstrip('/')}" + (f"?rev={quote(rev, safe='')}" if rev else "")
+        return api_request("NVUE", url, self.params, method, body)
+
+    def send_command(self, command: str, **_: Any) -> str:
+        if command != CUMULUS_NVUE.show_running:
+            raise RuntimeError(f"NVUE's REST API has no {command!r}")
+        tree = self.request("GET", "/", rev="applied")
+        return "".join(f"{_nvue_line(['nv', 'set', *words])}\n" for words in _tree_words(tree))
+
+    def disconnect(self) -> None:
+        """Nothing to close: each request is its own connection."""
+
+
+def _tree_words(tree: Any, path: tuple[str, ...] = ()) -> list[list[str]]:
+    """The `nv set` words of every leaf of an NVUE tree: the path, then the value; an empty
+    object is a word of the path (`vlan: {10: {}}` is `vlan 10`) [NVUE API guide]."""
+    words: list[list[str]] = []
+    for key, value in (tree or {}).items():
+        if isinstance(value, dict) and value:
+            words += _tree_words(value, (*path, str(key)))
+        elif isinstance(value, dict):
+            words.append([*path, str(key)])
+        elif value is not None:
+            words.append([*path, str(key), str(value)])
+    return words
+
+
+def _nvue_edit(line: str) -> tuple[str, str, Any]:
+    """An `nv set` / `nv unset` line as a REST edit: (method, path, body). A set is a PATCH
+    of the object under the setting's parent (`link mtu 9216` -> PATCH interface/swp1/link
+    {"mtu": 9216}; `vlan 10` -> PATCH bridge/domain/br_default/vlan {"10": {}}); an unset is
+    a DELETE of the path it names [NVUE API guide]."""
+    words = _nvue_words(line)
+    verb, path = words[1], words[2:]
+    if verb == "unset":
+        return "DELETE", "/".join(path), None
+    if len(path) > 2 and path[-2] in NVUE_VALUE_SETTINGS | {"type"}:
+        value: Any = int(path[-1]) if path[-1].isdigit() else path[-1]
+        return "PATCH", "/".join(path[:-2]), {path[-2]: value}
+    return "PATCH", "/".join(path[:-1]), {path[-1]: {}}
+
+
+def push_nvue_api(conn: NvueClient, commands: Sequence[str], options: Mapping[str, Any]) -> str:
+    """push_nvue over NVUE's REST API: a new revision, the lines as PATCH / DELETE edits of
+    it, then apply with `ays_yes` and a confirm window of `api_confirm` seconds, polled until
+    the switch says how it went [NVUE API guide]. A refused edit or apply leaves the
+    revision unapplied (it is dropped). Until confirm_nvue_api the switch rolls the change
+    back by itself when the window runs out: a change that cuts the control host off the
+    switch undoes itself. Returns the staged lines (the REST API has no `nv config diff`
+    text)."""
+    if conn.waiting is not None:  # a second pass: the first one's change stands
+        confirm_nvue_api(conn)
+    rev = next(iter(conn.request("POST", "revision", {})))
+    applied: list[str] = []
+    try:
+        for line in commands:
+            method, path, body = _nvue_edit(line)
+            conn.request(method, path, body, rev=rev)
+            applied.append(line)
+        apply = {"state": "apply", "auto-prompt": {"ays": "ays_yes"}}
+        if options.get("api_confirm"):
+            apply["state-controls"] = {"confirm": int(options["api_confirm"])}
+        conn.request("PATCH", f"revision/{rev}", apply)
+        state = _nvue_settle(conn, rev, options["timeout"])
+    except RuntimeError as exc:
+        with contextlib.suppress(Exception):
+            conn.request("DELETE", f"revision/{rev}")
+        raise PushError(f"{exc}; revision {rev} was not applied", []) from exc
+    if state == "confirm":
+        conn.waiting = rev
+    return "".join(f"{line}\n" for line in commands)
+
+
+# Revision states an apply ends in [NVUE API guide; `confirm`, `applied_and_saved`: the
+# REST clients gpn-noc-gpncfg and NVIDIA/nv-config-manager]
+NVUE_DONE = ("applied", "applied_and_saved", "confirm")
+NVUE_FAILED = ("invalid", "ays_fail", "apply_fail", "confirm_fail")
+
+
+def _nvue_settle(conn: NvueClient, rev: str, timeout: int) -> str:
+    deadline = time.monotonic() + timeout
+    while True:
+        record = conn.request("GET", f"revision/{rev}")
+        state = record.get("state")
+        if state in NVUE_DONE:
+            return state
+        if state in NVUE_FAILED:
+            issues = (record.get("transition") or {}).get("issue") or {}
+            reasons = [i.get("message") or str(i.get("data")) for i in issues.values()]
+            raise RuntimeError(f"revision {rev} ended {state}: " + ("; ".join(reasons) or "-"))
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"revision {rev} still {state} after {timeout} s")
+        time.sleep(1)
+
+
+def confirm_nvue_api(conn: NvueClient) -> None:
+    """Confirm the revision waiting in its window, once the re-read showed nothing left:
+    `{"state": "confirm_yes"}` (gpn-noc-gpncfg's form; **unverified** against NVIDIA's
+    documentation, which shows the CLI's `--confirm-yes` only)."""
+    if conn.waiting is not None:
+        conn.request("PATCH", f"revision/{conn.waiting}", {"state": "confirm_yes"})
+        conn.waiting = None
+
+
+def rollback_nvue_api(conn: NvueClient) -> None:
+    """Roll the waiting revision back at once (`confirm_no`, **inferred** from the CLI's
+    `--confirm-no`); the window's end would do it anyway."""
+    if conn.waiting is not None:
+        conn.request("PATCH", f"revision/{conn.waiting}", {"state": "confirm_no"})
+        conn.waiting = None
+
+
+def save_nvue_api(conn: NvueClient) -> str:
+    """`nv config save` over REST: PATCH /revision/applied {"state": "save"} [NVUE API
+    guide]. From 5.9 the apply (or its confirmation) saved already."""
+    conn.request("PATCH", "revision/applied", {"state": "save", "auto-prompt": {"ays": "ays_yes"}})
+    return ""
+
+
+def detect_nvue_api(conn: NvueClient) -> tuple[str, str]:
+    """(dialect, release) from GET /system's `build` [NVUE API guide]."""
+    build = str(conn.request("GET", "system").get("build", ""))
+    release = cumulus_release(f'"build": "{build}"')
+    if release is None:
+        raise RuntimeError(f"NVUE's /system names no Cumulus Linux release ({build!r})")
+    return cumulus_dialect(release), release
+
+
 @dataclass(frozen=True)
 class ApiTransport:
     """A platform's HTTP API as the module drives it instead of the SSH CLI: a client with
@@ -674,6 +839,14 @@ class ApiTransport:
     connect: Callable[[Mapping[str, Any]], Any]
     push: Callable[[Any, Sequence[str], Mapping[str, Any]], str | None]
     save: Callable[[Any], str]
+    # an API whose apply waits for a confirmation: confirmed once the re-read shows nothing
+    # left, rolled back when it does not
+    confirm: Callable[[Any], None] | None = None
+    rollback: Callable[[Any], None] | None = None
+    # a platform of several dialects: which the switch speaks, read through the API; the
+    # dialect the API is for
+    detect: Callable[[Any], tuple[str, str]] | None = None
+    dialect: str | None = None
 
 
 API_TRANSPORTS: dict[str, ApiTransport] = {
@@ -682,6 +855,17 @@ API_TRANSPORTS: dict[str, ApiTransport] = {
         connect=EapiClient,
         push=push_eos_api,
         save=lambda conn: conn.send_command("write memory"),  # what netmiko's save sends
+    ),
+    # Cumulus Linux 5.x: NVUE's REST API, each change applied with a confirm window
+    "cumulus_linux": ApiTransport(
+        name="NVUE's REST API",
+        connect=NvueClient,
+        push=push_nvue_api,
+        save=save_nvue_api,
+        confirm=confirm_nvue_api,
+        rollback=rollback_nvue_api,
+        detect=detect_nvue_api,
+        dialect="nvue",
     ),
 }
 

@@ -128,12 +128,13 @@ def test_every_lab_switch_answers_an_ssh_exec_request(lab_groups):
         assert (expected or name) in output, (name, output)
 
 
-def test_the_7060_answers_eapi_and_the_qm8700_its_json_api(lab_groups):
+def test_the_switches_answer_their_http_apis(lab_groups):
     """The switches' HTTP APIs through the ports the lab publishes: Arista eAPI on the 7060
-    (HTTPS, its certificate signed by the lab CA) and MLNX-OS's JSON API on the QM8700
-    (plain HTTP, as Omnia reaches it), each on the same switch as its SSH CLI. What each
-    API does is proved in process (tests/unit/test_switch_sim_eapi.py,
-    test_switch_sim_mlnxos_json.py)."""
+    (HTTPS, its certificate signed by the lab CA), MLNX-OS's JSON API on the QM8700 (plain
+    HTTP, as Omnia reaches it) and NVUE's REST API on the 5.x SN3700 (HTTPS), each on the
+    same switch as its SSH CLI. What each API does is proved in process
+    (tests/unit/test_switch_sim_eapi.py, test_switch_sim_mlnxos_json.py,
+    test_switch_sim_nvue_api.py)."""
     password = lab_password("switch")
     eos_port = lab_groups["switches"]["lab-7060"]["lab_api_port"]
     reply = requests.post(
@@ -155,3 +156,11 @@ def test_the_7060_answers_eapi_and_the_qm8700_its_json_api(lab_groups):
     assert login.json()["status"] == "OK", login.text
     shown = session.post(f"{base}?script=json", json={"cmd": "show version"}, timeout=30).json()
     assert shown["status"] == "OK" and shown["data"]["Product name"] == "MLNX-OS", shown
+    nvue_port = lab_groups["switches"]["lab-sn3700-2"]["lab_api_port"]
+    system = requests.get(
+        f"https://127.0.0.1:{nvue_port}/nvue_v1/system", auth=("admin", password),
+        verify=str(ROOT / "lab" / ".state" / "pki" / "ca.crt"), timeout=30,
+    )  # fmt: skip
+    assert system.status_code == 200, system.text
+    assert system.json()["build"] == "Cumulus Linux 5.10.0", system.text
+    assert system.json()["hostname"] == "lab-sn3700-2", system.text

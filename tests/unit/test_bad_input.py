@@ -256,7 +256,8 @@ PREFLIGHT_CASES = [
             }
         },
         {},
-        "sw-1: switches_transport api: dell_os10 has no API transport here (only arista_eos)",
+        "sw-1: switches_transport api: dell_os10 has no API transport here (only arista_eos,"
+        " cumulus_linux)",
     ),
     (
         "missing_vaulted_secret",

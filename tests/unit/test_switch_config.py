@@ -15,6 +15,7 @@ import importlib.util
 import json
 import re
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,8 @@ sys.path.insert(0, str(ROOT / "lab" / "simulators"))
 import ansible.module_utils  # noqa: E402
 import switch_config as lib  # noqa: E402
 from ansible.module_utils.testing import patch_module_args  # noqa: E402
-from switch_sim import cumulus, eos, mlnxos, os10  # noqa: E402
+from switch_sim import cumulus, cumulus_nvue, eos, mlnxos, os10  # noqa: E402
+from switch_sim.cumulus_nvue_api import nvue_api_handler  # noqa: E402
 from switch_sim.eapi import eapi_handler  # noqa: E402
 from switch_sim.https import APIServer  # noqa: E402
 from switch_sim.state import SwitchState  # noqa: E402
@@ -920,6 +922,151 @@ def test_factory_sn3700_on_5x_gets_the_storage_fabric_in_one_applied_revision(
     assert device.state.startup == device.state.running  # saved, whatever the release
     again = run_module(monkeypatch, capsys, device, _storage_fabric(), NCLU_OWNED, **args)
     assert again["changed"] is False and again["commands"] == [], again
+
+
+# ---- the module over NVUE's REST API (transport: api, Cumulus Linux 5.x) ------------------
+
+
+@pytest.fixture
+def sn3700_api(sn3700_nvue, tmp_path):
+    """A 5.x SN3700 whose NVUE REST API is served over TLS on the device model the CLI
+    drives: (device, the module's API options)."""
+    device = sn3700_nvue
+    certfile, keyfile = self_signed(tmp_path)
+    handler = nvue_api_handler(device.state, device.session_cls, {"admin": "s3cret-pw"})
+    server = APIServer(handler, "127.0.0.1", 0, str(certfile), str(keyfile))
+    server.start()
+    yield device, {"transport": "api", "api_port": server.port, "ca_path": str(certfile)}
+    server.stop()
+
+
+def _revision_states(device: Device) -> list[str]:
+    return [r["state"] for r in device.state.volatile["nvue"]["revisions"].values()]
+
+
+def test_5x_over_nvue_api_applies_confirms_and_saves_what_the_cli_would_send(
+    monkeypatch, capsys, tmp_path, sn3700_api
+):
+    device, api = sn3700_api
+    result = run_module(monkeypatch, capsys, device, _storage_fabric(), NCLU_OWNED,
+                        **_nvue_args(), **api)  # fmt: skip
+    assert result["changed"] is True and result["saved"] is True, result
+    assert result["dialect"] == "nvue" and result["transport"] == "api"
+    assert device.connections == []  # no SSH session
+    assert remaining(device, _nvue_args()["intended_by_dialect"]["nvue"], NVUE_OWNED) == []
+    assert device.state.startup == device.state.running
+    # one revision, applied inside a confirm window and confirmed (it stays when the
+    # window's time has passed)
+    assert _revision_states(device) in (["applied"], ["applied_and_saved"])
+    assert device.state.volatile["nvue"]["confirm"] is None
+    # the CLI path sends the same lines to a factory switch
+    (tmp_path / "cli").mkdir()
+    cli = Device(tmp_path / "cli", "cumulus_linux")
+    cli_result = run_module(monkeypatch, capsys, cli, _storage_fabric(), NCLU_OWNED, **_nvue_args())
+    assert cli_result["commands"] == result["commands"]
+    again = run_module(monkeypatch, capsys, device, _storage_fabric(), NCLU_OWNED,
+                       **_nvue_args(), **api)  # fmt: skip
+    assert again["changed"] is False and again["commands"] == [], again
+
+
+def test_5x_over_nvue_api_unsets_what_the_inventory_drops(monkeypatch, capsys, sn3700_api):
+    device, api = sn3700_api
+    run_module(monkeypatch, capsys, device, _storage_fabric(), NCLU_OWNED, **_nvue_args(), **api)
+    smaller = _nvue_args(
+        switches_cumulus_interfaces=[{"name": "swp1", "speed": 100000, "mtu": 9000}],
+        switches_cumulus_bonds=[],
+        switches_cumulus_bridge_ports=["swp1"],
+    )
+    result = run_module(monkeypatch, capsys, device, _storage_fabric(), NCLU_OWNED,
+                        **smaller, **api)  # fmt: skip
+    assert result.get("changed") is True, result.get("msg")
+    assert "nv unset interface bond1" in result["commands"]
+    assert remaining(device, smaller["intended_by_dialect"]["nvue"], NVUE_OWNED) == []
+    assert "bond1" not in device.running()
+
+
+def test_5x_over_nvue_api_a_refused_value_applies_nothing(monkeypatch, capsys, sn3700_api):
+    device, api = sn3700_api
+    before = device.running()
+    args = _nvue_args(
+        switches_cumulus_interfaces=[{"name": "swp1", "mtu": 9216}, {"name": "swp2", "mtu": 9300}]
+    )
+    result = run_module(monkeypatch, capsys, device, _storage_fabric(), NCLU_OWNED, **args, **api)
+    assert result["failed"] is True
+    assert "interface/swp2/link" in result["msg"] and "was not applied" in result["msg"], result
+    assert device.running() == before
+    assert _revision_states(device) == []  # the refused revision was dropped
+
+
+def test_5x_over_nvue_api_a_revision_refused_at_apply_changes_nothing(
+    monkeypatch, capsys, sn3700_api
+):
+    device, api = sn3700_api
+    run_module(monkeypatch, capsys, device, _storage_fabric(), NCLU_OWNED, **_nvue_args(), **api)
+    applied = device.running()
+    args = _nvue_args(
+        switches_cumulus_interfaces=[
+            {"name": "swp1", "speed": 100000, "mtu": 9216, "alias": "dgx-a100-1"},
+            {"name": "swp31s0", "speed": 100000, "mtu": 9216, "alias": "isilon-1",
+             "access_vlan": 10},
+        ]
+    )  # fmt: skip
+    result = run_module(monkeypatch, capsys, device, _storage_fabric(), NCLU_OWNED, **args, **api)
+    assert result["failed"] is True and "ended invalid" in result["msg"], result
+    assert device.running() == applied
+
+
+def test_5x_over_nvue_api_a_change_not_read_back_is_rolled_back(monkeypatch, capsys, sn3700_api):
+    """The apply waits in its confirm window; when the re-read after it fails (the switch
+    no longer answers as it did), the module rolls the change back instead of confirming
+    it, and the switch is as it was."""
+    device, api = sn3700_api
+    before = device.running()
+    real = module.read_running
+    reads = []
+
+    def lost_after_the_apply(conn, entry):
+        reads.append(1)
+        if len(reads) > 1:
+            raise RuntimeError("Connection reset by peer")
+        return real(conn, entry)
+
+    monkeypatch.setattr(module, "read_running", lost_after_the_apply)
+    result = run_module(monkeypatch, capsys, device, _storage_fabric(), NCLU_OWNED,
+                        **_nvue_args(), **api)  # fmt: skip
+    assert result["failed"] is True and "Connection reset" in result["msg"], result
+    assert device.running() == before
+    assert _revision_states(device) == ["confirm_fail"]
+
+
+def test_5x_over_nvue_api_an_unconfirmed_change_rolls_back_by_itself(
+    monkeypatch, capsys, sn3700_api
+):
+    """The control host that applied a change and then lost the switch cannot confirm
+    nor roll back: the switch rolls back when the window runs out."""
+    device, api = sn3700_api
+    before = device.running()
+    monkeypatch.setitem(
+        module_lib.API_TRANSPORTS,
+        "cumulus_linux",
+        module_lib.replace(module_lib.API_TRANSPORTS["cumulus_linux"], confirm=lambda conn: None),
+    )
+    monkeypatch.setattr(cumulus_nvue, "SECOND", 0.01)
+    result = run_module(monkeypatch, capsys, device, _storage_fabric(), NCLU_OWNED,
+                        **_nvue_args(), api_confirm=20, **api)  # fmt: skip
+    assert result["changed"] is True, result
+    assert device.running() != before  # applied, waiting for its confirmation
+    deadline = time.monotonic() + 5
+    while device.running() != before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert device.running() == before
+
+
+def test_a_4x_switch_has_no_nvue_api_to_drive(monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("CUMULUS_SIM_RELEASE", "4.2.1")
+    device = Device(tmp_path, "cumulus_linux")
+    with pytest.raises(SystemExit, match="no NVUE REST API"):
+        nvue_api_handler(device.state, device.session_cls, {"admin": "s3cret-pw"})
 
 
 def test_5x_check_mode_shows_the_change_and_applies_nothing(monkeypatch, capsys, sn3700_nvue):

@@ -244,7 +244,14 @@ class NvueApi:
         try:
             candidate = staged(config, edits)
         except Invalid as err:
-            raise Problem(400, str(err)) from None
+            # a path the CLI unsets as a whole (`nv unset interface bond1`) whose leaves it
+            # does not take one by one
+            if method != "DELETE" or not path:
+                raise Problem(400, str(err)) from None
+            try:
+                candidate = staged(config, [(False, path)])
+            except Invalid:
+                raise Problem(400, str(err)) from None
         revs.put(rev, candidate)
         if method == "DELETE":
             return _ok({})
