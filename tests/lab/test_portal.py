@@ -235,6 +235,62 @@ def test_the_hub_restarts_without_losing_the_server(bob_server):
     assert bob.get(f"{URL}/user/bob/api/status", timeout=60).status_code == 200
 
 
+def _spawn(session: requests.Session, gpus: str = "1") -> None:
+    data = {"gpus": gpus, "partition": "hipri", "_xsrf": session.cookies.get("_xsrf", path="/hub/")}
+    assert session.post(f"{URL}/hub/spawn", data=data, timeout=120).status_code == 200
+
+
+def _wait_stopped(session: requests.Session, user: str, timeout: int) -> None:
+    deadline = time.monotonic() + timeout
+    while server_of(session, user) and time.monotonic() < deadline:
+        time.sleep(2)
+    assert server_of(session, user) == {}, server_of(session, user)
+
+
+def test_a_session_whose_job_is_cancelled_outside_the_hub_shows_stopped():
+    """An admin's scancel (or a node lost) ends a running session's job: the hub's next
+    poll (batchspawner asks Slurm, every 30 s) finds it gone, and the user's home page
+    offers to start a server again instead of a dead link."""
+    alice = login("alice")
+    _spawn(alice)
+    wait_ready(alice, "alice")
+    job = squeue("alice")[0].split()[0]
+    assert docker_host(HEAD).run(f"scancel {job}").rc == 0
+    _wait_stopped(alice, "alice", 90)
+    home = alice.get(f"{URL}/hub/home", timeout=30).text
+    assert re.search(r"Start\s+My Server", home), home[-2000:]
+
+
+def test_a_spawn_whose_job_vanishes_while_pending_tells_the_user_why():
+    """With every GPU server drained the session's job waits in the queue; cancelled there,
+    the spawn fails and its progress (what the spawn page shows) says so, instead of
+    waiting out the start timeout."""
+    head = docker_host(HEAD)
+    nodes = ",".join(COMPUTE)
+    assert head.run(f"scontrol update nodename={nodes} state=drain reason=lab-full").rc == 0
+    try:
+        alice = login("alice")
+        _spawn(alice)
+        deadline = time.monotonic() + 60
+        while not squeue("alice") and time.monotonic() < deadline:
+            time.sleep(1)
+        job, state = squeue("alice")[0].split()[:2]
+        assert state == "PENDING", squeue("alice")
+        assert server_of(alice, "alice").get("pending") == "spawn"
+        assert head.run(f"scancel {job}").rc == 0
+        _wait_stopped(alice, "alice", 60)
+        headers = {"X-XSRFToken": alice.cookies.get("_xsrf", path="/hub/") or ""}
+        progress = alice.get(f"{URL}/hub/api/users/alice/server/progress", headers=headers,
+                             timeout=30).text  # fmt: skip
+        events = [
+            json.loads(line[5:]) for line in progress.splitlines() if line.startswith("data:")
+        ]
+        assert events and events[-1].get("failed") is True, progress
+        assert events[-1]["message"].startswith("Spawn failed: "), events[-1]
+    finally:
+        head.run(f"scontrol update nodename={nodes} state=resume")
+
+
 def test_the_browser_check_reports_each_step_and_the_job_slurm_ran():
     """validate's `portal` check: Chromium logs in as alice, asks for 2 GPUs on sxm2,
     sees templates and isilon, uses a terminal, a notebook and TensorBoard, stops the
