@@ -198,6 +198,7 @@ import contextlib
 import os
 import re
 import time
+from dataclasses import replace
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 from ansible.module_utils.switch_config import (
@@ -316,6 +317,8 @@ def main():
                     f"{api.name}; use transport: cli"
                 )
             entry = entry.speaking(found["dialect"])
+        if api:  # the API's push and save over the platform's (or its dialect's) CLI ones
+            entry = replace(entry, push=api.push, save=api.save)
         dialect = entry.dialect
         intended, owned = for_dialect(params, entry)
         running = read_running(conn, entry)
@@ -338,7 +341,7 @@ def main():
         # breakout changes: their settings only show up as missing after the first.
         for _ in range(2):
             try:
-                diff = (api.push if api else entry.push)(conn, commands, params)
+                diff = entry.push(conn, commands, params)
                 if diff is not None:
                     result["session_diff"] = diff
             except PushError as exc:
@@ -369,10 +372,7 @@ def main():
                 **found,
             )
         if params["save"]:
-            if api:
-                output = api.save(conn)
-            else:
-                output = entry.save(conn) if entry.save is not None else conn.save_config()
+            output = entry.save(conn) if entry.save is not None else conn.save_config()
             if re.search(entry.error_pattern, output or ""):
                 module.fail_json(msg=f"saving to startup failed: {output.strip()}", **result)
             result["saved"] = True
