@@ -609,13 +609,20 @@ def test_eos_plain_speed_syntax_and_port_mtu_converge(monkeypatch, capsys, s7060
 def s7060_api(tmp_path):
     """A 7060 whose eAPI is served over TLS on the device model the CLI drives: (device,
     the module's API options)."""
-    device = Device(tmp_path, "arista_eos")
+    yield from _served(Device(tmp_path, "arista_eos"), eapi_handler, tmp_path)
+
+
+def _served(device: Device, handler_of: Any, tmp_path: Path) -> Any:
+    """Serve the device's API (handler_of: the simulator's handler factory) over TLS with a
+    throwaway certificate while a test runs; yields (device, the module's API options)."""
     certfile, keyfile = self_signed(tmp_path)
-    handler = eapi_handler(device.state, device.session_cls, {"admin": "s3cret-pw"})
+    handler = handler_of(device.state, device.session_cls, {"admin": "s3cret-pw"})
     server = APIServer(handler, "127.0.0.1", 0, str(certfile), str(keyfile))
     server.start()
-    yield device, {"transport": "api", "api_port": server.port, "ca_path": str(certfile)}
-    server.stop()
+    try:
+        yield device, {"transport": "api", "api_port": server.port, "ca_path": str(certfile)}
+    finally:
+        server.stop()
 
 
 def test_eos_over_eapi_pushes_what_the_cli_pushes_through_a_committed_session(
@@ -878,6 +885,13 @@ LAB_CUMULUS = {
 }  # fmt: skip
 
 
+# `link speed 100G` is a valid value, but not on a 4x sub-port: apply refuses the revision
+SUBPORT_AT_100G = [
+    {"name": "swp1", "speed": 100000, "mtu": 9216, "alias": "dgx-a100-1"},
+    {"name": "swp31s0", "speed": 100000, "mtu": 9216, "alias": "isilon-1", "access_vlan": 10},
+]
+
+
 def _nvue_args(**overrides: Any) -> dict[str, Any]:
     """The module's NVUE options as the role passes them, for the storage fabric."""
     return {
@@ -931,13 +945,7 @@ def test_factory_sn3700_on_5x_gets_the_storage_fabric_in_one_applied_revision(
 def sn3700_api(sn3700_nvue, tmp_path):
     """A 5.x SN3700 whose NVUE REST API is served over TLS on the device model the CLI
     drives: (device, the module's API options)."""
-    device = sn3700_nvue
-    certfile, keyfile = self_signed(tmp_path)
-    handler = nvue_api_handler(device.state, device.session_cls, {"admin": "s3cret-pw"})
-    server = APIServer(handler, "127.0.0.1", 0, str(certfile), str(keyfile))
-    server.start()
-    yield device, {"transport": "api", "api_port": server.port, "ca_path": str(certfile)}
-    server.stop()
+    yield from _served(sn3700_nvue, nvue_api_handler, tmp_path)
 
 
 def _revision_states(device: Device) -> list[str]:
@@ -1004,13 +1012,7 @@ def test_5x_over_nvue_api_a_revision_refused_at_apply_changes_nothing(
     device, api = sn3700_api
     run_module(monkeypatch, capsys, device, _storage_fabric(), NCLU_OWNED, **_nvue_args(), **api)
     applied = device.running()
-    args = _nvue_args(
-        switches_cumulus_interfaces=[
-            {"name": "swp1", "speed": 100000, "mtu": 9216, "alias": "dgx-a100-1"},
-            {"name": "swp31s0", "speed": 100000, "mtu": 9216, "alias": "isilon-1",
-             "access_vlan": 10},
-        ]
-    )  # fmt: skip
+    args = _nvue_args(switches_cumulus_interfaces=SUBPORT_AT_100G)
     result = run_module(monkeypatch, capsys, device, _storage_fabric(), NCLU_OWNED, **args, **api)
     assert result["failed"] is True and "ended invalid" in result["msg"], result
     assert device.running() == applied
@@ -1149,14 +1151,7 @@ def test_5x_revision_refused_at_apply_is_detached(monkeypatch, capsys, sn3700_nv
     device = sn3700_nvue
     run_module(monkeypatch, capsys, device, _storage_fabric(), NCLU_OWNED, **_nvue_args())
     applied = device.running()
-    # `link speed 100G` is a valid value, but not on a 4x sub-port: apply refuses the revision
-    args = _nvue_args(
-        switches_cumulus_interfaces=[
-            {"name": "swp1", "speed": 100000, "mtu": 9216, "alias": "dgx-a100-1"},
-            {"name": "swp31s0", "speed": 100000, "mtu": 9216, "alias": "isilon-1",
-             "access_vlan": 10},
-        ]
-    )  # fmt: skip
+    args = _nvue_args(switches_cumulus_interfaces=SUBPORT_AT_100G)
     result = run_module(monkeypatch, capsys, device, _storage_fabric(), NCLU_OWNED, **args)
     assert result["failed"] is True
     assert "nv config apply failed: Invalid config" in result["msg"], result["msg"]

@@ -314,13 +314,18 @@ def test_http_answers_outside_runcmds(switch):
 # ---- NAPALM ---------------------------------------------------------------------------------
 
 
-def test_napalm_facts_interfaces_merge_commit_and_rollback(switch):
-    driver = get_network_driver("eos")(
+def _napalm(switch):
+    """NAPALM's EOS driver for the switch, over HTTPS with its certificate."""
+    return get_network_driver("eos")(
         "127.0.0.1",
         "admin",
         PASSWORD,
         optional_args={"transport": "https", "port": switch.port, "context": switch.tls()},
     )
+
+
+def test_napalm_facts_interfaces_merge_commit_and_rollback(switch):
+    driver = _napalm(switch)
     driver.open()
     try:
         facts = driver.get_facts()
@@ -347,12 +352,7 @@ def test_napalm_facts_interfaces_merge_commit_and_rollback(switch):
 
 
 def test_napalm_replace_starts_from_the_clean_config_and_close_discards_it(switch):
-    driver = get_network_driver("eos")(
-        "127.0.0.1",
-        "admin",
-        PASSWORD,
-        optional_args={"transport": "https", "port": switch.port, "context": switch.tls()},
-    )
+    driver = _napalm(switch)
     driver.open()
     driver.load_replace_candidate(config="hostname replaced\nip routing\n")
     diff = driver.compare_config().splitlines()
