@@ -474,7 +474,6 @@ FORMATS: dict[str, str] = {
     "ib_fabric_subnet_managers[].host": "inventory_host",
     "ib_fabric_group": "ansible_group",
     "ib_fabric_server_groups[]": "ansible_group",
-    "ib_fabric_render_dir": "absolute_path",
     # isilon_mounts
     "isilon_mounts_client_group": "ansible_group",
     "isilon_mounts_addresses[]": "ip_address",
@@ -595,7 +594,6 @@ FORMATS: dict[str, str] = {
     "storage_fabric_links[].host": "inventory_host",
     "storage_fabric_links[].bond": "ifname",
     "storage_fabric_group": "ansible_group",
-    "storage_fabric_render_dir": "absolute_path",
     # switches
     "switches_host": "host",
     "switches_os10_owned_ports[]": "os10_ports",
