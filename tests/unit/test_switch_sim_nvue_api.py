@@ -315,6 +315,25 @@ def test_a_breakout_change_waits_for_ays_yes(switch):
     assert "swp2s3" in switch.get("/interface")
 
 
+def test_a_locally_modified_interfaces_file_waits_for_ays_yes(switch):
+    """A file changed by hand ("if you change a file manually instead of using NVUE, you
+    see a warning prompt and the apply fails" [NVUE API guide]); ays_yes overwrites it."""
+    session = cumulus.CumulusSession(switch.state)
+    session.login(USER, PASSWORD)
+    hand = "# by hand\n"
+    session.execute_input(
+        "sudo -S tee /etc/network/interfaces", io.BytesIO(f"{PASSWORD}\n{hand}".encode())
+    )
+    rev = switch.revision()
+    switch.patch("/interface/swp1/link", {"mtu": 9000}, rev)
+    result = switch.apply(rev, {"state": "apply"})
+    assert result["state"] == "ays_fail"
+    assert result["transition"]["progress"] == "Aborted apply after warnings"
+    assert switch.cli("cat /etc/network/interfaces") == [hand]
+    assert switch.apply(rev)["state"] == "applied_and_saved"
+    assert "iface swp1\n    mtu 9000\n" in switch.cli("cat /etc/network/interfaces")[0]
+
+
 def test_unset_with_null_and_with_delete(switch):
     switch.cli(
         "nv set interface swp1 link mtu 9000",
@@ -409,12 +428,13 @@ def test_an_unconfirmed_apply_rolls_back_running_and_startup(switch, fast_clock)
     switch.cli("nv set interface swp1 link mtu 9000", "nv config apply -y")  # rev 1, saved
     rev = switch.revision()
     switch.patch("/interface/swp1/link", {"mtu": 1500}, rev)
-    trial = {**APPLY, "state-controls": {"confirm": 50}}  # [gpncfg, nv-config-manager]
+    # a 3-second window: the save below lands in it even on a loaded test worker
+    trial = {**APPLY, "state-controls": {"confirm": 150}}  # [gpncfg, nv-config-manager]
     assert switch.apply(rev, trial)["state"] == "confirm"
     assert mtu(switch.state.running) == 1500
     switch.call("PATCH", "/revision/applied", {"state": "save"})  # saved in the window
     assert mtu(switch.state.startup) == 1500
-    wait_for(lambda: mtu(switch.state.running) == 9000)  # the timer, nobody asking
+    wait_for(lambda: mtu(switch.state.running) == 9000, 10)  # the timer, nobody asking
     assert "    mtu 9000" in switch.cli("cat /etc/network/interfaces")[0]
     assert mtu(switch.state.startup) == 9000 and mtu(restarted(switch)) == 9000
     assert switch.get(f"/revision/{rev}")["state"] == "confirm_fail"
@@ -433,20 +453,20 @@ def test_a_confirmed_apply_is_kept_and_saved(switch, fast_clock, confirmation):
     rev = switch.revision()
     switch.patch("/interface/swp1/link", {"mtu": 1500}, rev)
     trial = {"state": "apply", "auto-prompt": {"ays": "ays_yes", "confirm": "confirm_yes"},
-             "state-controls": {"confirm": 75}}  # fmt: skip
+             "state-controls": {"confirm": 150}}  # fmt: skip
     assert switch.apply(rev, trial)["state"] == "confirm"
     assert mtu(switch.state.startup) is None  # saved once confirmed
     other = switch.revision()
     assert switch.call("PATCH", f"/revision/{other}", APPLY).status_code == 409  # one at a time
     switch.apply(rev, confirmation)
     assert switch.get(f"/revision/{rev}")["state"] == "applied_and_saved"
-    time.sleep(80 * fast_clock)  # past the window
+    time.sleep(160 * fast_clock)  # past the window
     assert mtu(switch.state.running) == 1500 and mtu(restarted(switch)) == 1500
 
 
 def test_cli_confirm_status_yes_and_the_timer(switch, fast_clock):
     switch.cli("nv set interface swp1 link mtu 9000", "nv config apply -y")
-    first = switch.cli("nv set interface swp1 link mtu 1500", "nv config apply --confirm 50s -y")
+    first = switch.cli("nv set interface swp1 link mtu 1500", "nv config apply --confirm 150s -y")
     assert first == ["", "applied [rev_id: 2]"]
     status = switch.cli("nv config apply --confirm-status")[0]
     assert status.endswith("seconds left to confirm [rev_id: 2]")
@@ -454,7 +474,7 @@ def test_cli_confirm_status_yes_and_the_timer(switch, fast_clock):
     refused = switch.cli("nv config apply 1 -y")[0]
     assert refused.startswith("Error: Revision 2 is waiting for its confirmation")
     # nobody types a `nv` line: the timer rolls back what the interfaces file shows
-    wait_for(lambda: "mtu 9000" in switch.cli("cat /etc/network/interfaces")[0])
+    wait_for(lambda: "mtu 9000" in switch.cli("cat /etc/network/interfaces")[0], 10)
     switch.cli("nv set interface swp2 link mtu 1500")  # starts from the rolled-back config
     kept = switch.cli("nv config apply --confirm 1m -y", "nv config apply 3 --confirm-yes")
     assert kept == ["applied [rev_id: 3]", "applied [rev_id: 3]"]
