@@ -1,6 +1,7 @@
 """A switch simulator (lab/simulators/switch_sim) on an ephemeral 127.0.0.1 port, its
 files in a temporary directory, and a netmiko session to it with the platform's own
-driver: what the simulator tests of every platform share."""
+driver, and SSH exec requests with paramiko's client: what the simulator tests of every
+platform share."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import paramiko
 from netmiko import ConnectHandler
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -79,3 +81,25 @@ class SimLab:
             read_timeout_override=read_timeout,
             **{**self.connect_options, **options},
         )
+
+    def exec(
+        self, command: str, stdin: bytes = b"", password: str | None = None
+    ) -> tuple[int, str, str]:
+        """`ssh user@switch "command" < stdin`: (exit status, stdout, stderr). The input is
+        sent, then its end (EOF), as ssh does with a redirected file."""
+        client = paramiko.SSHClient()
+        client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
+        client.connect(
+            "127.0.0.1", port=self.port, username=self.username,
+            password=self.password if password is None else password,
+            look_for_keys=False, allow_agent=False, timeout=10,
+        )  # fmt: skip
+        try:
+            channel_in, stdout, stderr = client.exec_command(command, timeout=10)
+            if stdin:
+                channel_in.write(stdin)
+            channel_in.channel.shutdown_write()
+            out, err = stdout.read().decode(), stderr.read().decode()
+            return stdout.channel.recv_exit_status(), out, err
+        finally:
+            client.close()

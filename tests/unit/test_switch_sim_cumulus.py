@@ -7,6 +7,7 @@ SN3700); the sources are named in the model's docstrings (cumulus.py) and commen
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import sys
@@ -21,6 +22,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "lab" / "simulators"))
 from sim_lab import SimLab  # noqa: E402
 from switch_sim import cumulus  # noqa: E402
+from switch_sim.cumulus_ifupdown import INTERFACES, parse_interfaces  # noqa: E402
+from switch_sim.cumulus_model import render_interfaces  # noqa: E402
+from switch_sim.cumulus_nvue import FILES_WARNING  # noqa: E402
 from switch_sim.server import Switch, load_host_key  # noqa: E402
 from switch_sim.state import SessionEnd, SwitchState  # noqa: E402
 
@@ -548,3 +552,222 @@ def test_refused_tells_errors_of_every_layer(nclu):
     assert nclu.refused(nclu.execute("net add interface swp1 mtu 1"))
     assert nclu.refused(nclu.execute("net add interface swp77 mtu 9000"))
     assert not nclu.refused(nclu.execute("net add interface swp1 mtu 9000"))
+
+
+# ---- /etc/network/interfaces as a file: tee, ifreload, and the tools writing it again -------
+
+RELEASES = ["4.2.1", "5.10.0"]
+# the same configuration in each release's tool: bond, bridge, SVI, a split port, link settings
+CONFIGURED = {
+    "4.2.1": [
+        "net add bond bond0 bond slaves swp5-6",
+        "net add bond bond0 bond mode balance-xor",
+        "net add bridge bridge ports swp1,bond0",
+        "net add bridge bridge vids 100,200",
+        "net add bridge bridge pvid 1",
+        "net add vlan 100 ip address 10.10.0.1/24",
+        "net add interface swp2 bridge access 100",
+        "net add interface swp8 bridge trunk vlans 100-102",
+        "net add interface swp1 alias DGX A100 storage",
+        "net add interface swp3 breakout 4x25G",
+        "net add interface swp3s1 link speed 25000",
+        "net add interface swp7 link down",
+        "net add interface swp7 link fec rs",
+        "net add interface swp7 link autoneg off",
+        "net add interface swp8 mtu 9000",
+        "net commit",
+    ],
+    "5.10.0": [
+        "nv set interface bond1 bond member swp3-4",
+        "nv set interface bond1 bond mode static",
+        "nv set interface bond1,swp1 bridge domain br_default",
+        "nv set interface swp1 bridge domain br_default access 10",
+        "nv set interface swp8 bridge domain br_default vlan 10-12",
+        "nv set bridge domain br_default vlan 10,20",
+        "nv set bridge domain br_default untagged 1",
+        "nv set interface vlan10 ip address 10.1.10.2/24",
+        "nv set interface swp1 description 'DGX A100 storage'",
+        "nv set interface swp2 link breakout 4x",
+        "nv set interface swp2s1 link speed 25G",
+        "nv set interface swp6 link fec auto",
+        "nv set interface swp7 link state down",
+        "nv set interface swp8 link mtu 9000",
+        "nv config apply -y",
+    ],
+}
+# a stanza an admin adds by hand, with a comment no tool writes
+BY_HAND = "# added by hand\nauto swp9\niface swp9\n    mtu 9000\n    alias by hand\n"
+
+
+def write(session, text: str, password: str = "pw") -> str:
+    """`sudo -S tee /etc/network/interfaces` as an exec request runs it: the password on the
+    first input line, then the file."""
+    data = io.BytesIO(f"{password}\n{text}".encode())
+    return session.execute_input(f"sudo -S tee {INTERFACES}", data)
+
+
+def configured(tmp_path, monkeypatch, release: str, cabled=()):
+    session = shell(make_state(tmp_path, monkeypatch, release=release, cabled=cabled))
+    outputs = run(session, *CONFIGURED[release])
+    assert not any(session.refused(o) for o in outputs), outputs
+    return session
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_render_then_parse_is_the_identity(tmp_path, monkeypatch, release):
+    factory = make_state(tmp_path / "factory", monkeypatch, release=release).running
+    assert parse_interfaces(render_interfaces(factory), factory) == factory
+    config = configured(tmp_path, monkeypatch, release).state.running
+    assert config["interfaces"] and config["vlans"] and config["breakouts"]
+    assert parse_interfaces(render_interfaces(config), config) == config
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_a_written_file_is_a_local_edit_until_ifreload_applies_it(tmp_path, monkeypatch, release):
+    session = configured(tmp_path, monkeypatch, release)
+    state = session.state
+    before = json.dumps(state.running, sort_keys=True)
+    text = render_interfaces(state.running) + BY_HAND
+    assert write(session, text) == text  # tee copies its input to its output
+    assert session.execute(f"cat {INTERFACES}") == text
+    assert json.dumps(state.running, sort_keys=True) == before
+    assert session.execute("sudo ifreload -s -a") == ""  # the check changes nothing
+    assert json.dumps(state.running, sort_keys=True) == before
+    assert session.execute("sudo ifreload -a") == ""
+    assert state.running["interfaces"]["swp9"]["mtu"] == 9000
+    assert state.running["interfaces"]["swp9"]["alias"] == "by hand"
+    assert session.execute(f"cat {INTERFACES}") == text  # the file as written
+    restarted = SwitchState(tmp_path / "state.json", cumulus.factory("cumulus"))
+    assert restarted.running["interfaces"]["swp9"]["mtu"] == 9000  # on disk: startup
+    assert shell(restarted).execute(f"cat {INTERFACES}") == text
+
+
+def test_nclu_sees_an_applied_edit_and_commit_writes_the_file_again(tmp_path, monkeypatch):
+    session = configured(tmp_path, monkeypatch, "4.2.1", cabled=(9,))
+    write(session, render_interfaces(session.state.running) + BY_HAND)
+    session.execute("sudo ifreload -a")
+    assert (
+        "net add interface swp9 alias by hand"
+        in session.execute("net show configuration commands").splitlines()
+    )
+    assert json.loads(session.execute("net show interface swp9 json"))["iface_obj"]["mtu"] == 9000
+    run(session, "net add interface swp9 mtu 1500", "net commit")  # NCLU edits what it read
+    text = session.execute(f"cat {INTERFACES}")
+    assert text == render_interfaces(session.state.running)
+    assert "# added by hand" not in text and "iface swp9\n    alias by hand\n    mtu 1500" in text
+    write(session, "# never applied\n")  # an edit never applied: the next commit replaces it
+    run(session, "net add interface swp10 mtu 9000", "net commit")
+    assert session.execute(f"cat {INTERFACES}") == render_interfaces(session.state.running)
+
+
+def test_nv_apply_asks_before_overwriting_a_local_edit(tmp_path, monkeypatch):
+    session = configured(tmp_path, monkeypatch, "5.10.0", cabled=(9,))
+    write(session, render_interfaces(session.state.running) + BY_HAND)
+    session.execute("sudo ifreload -a")
+    shown = json.loads(session.execute("nv show interface -o json"))["swp9"]
+    assert shown["link"]["mtu"] == 9000 and shown["description"] == "by hand"
+    commands = session.execute("nv config show -o commands").splitlines()
+    assert "nv set interface swp9 description 'by hand'" in commands
+    session.execute("nv set interface swp10 link mtu 9000")
+    assert session.execute("nv config apply") == FILES_WARNING
+    assert session.prompt() == "Are you sure? [y/N] "
+    assert session.execute("n") == "Declined apply after warnings"
+    assert "# added by hand" in session.execute(f"cat {INTERFACES}")
+    assert session.execute("nv config apply --assume-no").startswith(FILES_WARNING)
+    assert session.execute("nv config apply -y") == "applied [rev_id: 2]"
+    text = session.execute(f"cat {INTERFACES}")
+    assert text == render_interfaces(session.state.running) and "# added by hand" not in text
+    assert "iface swp9\n    alias by hand\n    mtu 9000" in text  # NVUE's revision had it
+    session.execute("nv set interface swp11 link mtu 9000")
+    assert session.execute("nv config apply") == "applied [rev_id: 3]"  # nothing to warn of
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        (
+            "auto swp1\niface swp1\n    bridge-stp on\n",
+            f"error: {INTERFACES}: line3: iface swp1: unsupported keyword (bridge-stp)",
+        ),
+        (
+            "auto br0\niface br0\n    bridge-ports swp1\n",
+            f"error: {INTERFACES}: line2: iface br0: this interface is not modelled by this"
+            " simulator",
+        ),
+        (
+            "auto swp1\niface swp1\n    mtu 9300\n",
+            'warning: swp1: mtu: value of out range "9300": valid attribute range: 552-9216',
+        ),
+        (
+            "auto swp1\niface swp1\n    link-autoneg maybe\n",
+            'warning: swp1: link-autoneg: invalid value "maybe": valid attribute values:'
+            " ['on', 'off', 'yes', 'no']",
+        ),
+        ("mtu 9000\n", f"error: {INTERFACES}: line1: error processing line 'mtu 9000'"),
+        ("auto swp99\niface swp99\n", "error: swp99 is not a physical interface on this switch"),
+        (
+            "auto swp1\niface swp1 inet dhcp\n",
+            f"error: {INTERFACES}: line2: iface swp1: address method 'dhcp' is not modelled by"
+            " this simulator",
+        ),
+        (
+            "auto lo\niface lo inet loopback\n    address 10.1.1.1/32\n",
+            f"error: {INTERFACES}: line2: iface lo: a change to this stanza is not modelled by"
+            " this simulator",
+        ),
+    ],
+)
+@pytest.mark.parametrize("release", RELEASES)
+def test_a_file_the_model_cannot_hold_changes_nothing(tmp_path, monkeypatch, release, text, error):
+    session = configured(tmp_path, monkeypatch, release)
+    state = session.state
+    running, startup = (json.dumps(c, sort_keys=True) for c in (state.running, state.startup))
+    write(session, text)
+    for line in ("sudo ifreload -s -a", "sudo ifreload -a"):
+        output = session.execute(line)
+        assert output == error and session.exec_status(line, output) == 1
+    assert json.dumps(state.running, sort_keys=True) == running
+    assert json.dumps(state.startup, sort_keys=True) == startup
+    assert session.execute(f"cat {INTERFACES}") == text
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_the_file_and_ifreload_are_roots(tmp_path, monkeypatch, release):
+    session = shell(make_state(tmp_path, monkeypatch, release=release))
+    rendered = session.execute(f"cat {INTERFACES}")
+    line = f"tee {INTERFACES}"
+    output = session.execute_input(line, io.BytesIO(BY_HAND.encode()))
+    assert output == f"tee: {INTERFACES}: Permission denied"
+    assert session.exec_status(line, output) == 1
+    output = session.execute("ifreload -a")
+    assert output == "must be root to run this command"  # [ifupdown2 __main__.py]
+    assert session.exec_status("ifreload -a", output) == 1
+    assert session.execute(f"cat {INTERFACES}") == rendered
+    assert write(session, BY_HAND, password="wrong").startswith("Sorry, try again.")
+    output = session.execute("sudo ifreload")  # sudo cached nothing: asks
+    assert output == "" and session.prompt() == "[sudo] password for cumulus: "
+    assert session.execute("pw").endswith("ifreload: error: one of the arguments -a/--all"
+                                          " -c/--currently-up --allow is required")  # fmt: skip
+
+
+def test_exec_writes_the_file_with_sudo_tee_and_ifreload_applies_it(lab):
+    """`ssh cumulus@sw "sudo -S tee /etc/network/interfaces" < file` then `sudo -S ifreload
+    -a`, through paramiko's client; the file and the applied configuration survive a
+    restart."""
+    password = f"{lab.password}\n".encode()
+    refused = (1, "", f"tee: {INTERFACES}: Permission denied\n")
+    assert lab.exec(f"tee {INTERFACES}", BY_HAND.encode()) == refused
+    status, _out, err = lab.exec(f"sudo tee {INTERFACES}", BY_HAND.encode())
+    assert status == 1 and err.startswith("sudo: a terminal is required")
+    assert lab.exec(f"sudo -S tee {INTERFACES}", b"wrong\n")[0] == 1
+    assert "swp9" not in lab.exec(f"cat {INTERFACES}")[1]
+    assert lab.exec(f"sudo -S tee {INTERFACES}", password + BY_HAND.encode()) == (0, BY_HAND, "")
+    assert lab.exec(f"cat {INTERFACES}") == (0, BY_HAND, "")
+    assert "swp9" not in lab.exec("net show configuration commands")[1]
+    assert lab.exec("ifreload -a") == (1, "", "must be root to run this command\n")
+    assert lab.exec("sudo -S ifreload -s -a", password) == (0, "", "")
+    assert lab.exec("sudo -S ifreload -a", password) == (0, "", "")
+    assert "net add interface swp9 mtu 9000" in lab.exec("net show configuration commands")[1]
+    lab.restart()
+    assert lab.exec(f"cat {INTERFACES}") == (0, BY_HAND, "")
+    assert "net add interface swp9 mtu 9000" in lab.exec("net show configuration commands")[1]

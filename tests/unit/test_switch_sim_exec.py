@@ -29,19 +29,7 @@ def lab(request, tmp_path):
 
 
 def _exec(lab: SimLab, command: str, password: str | None = None) -> tuple[int, str, str]:
-    client = paramiko.SSHClient()
-    client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
-    client.connect(
-        "127.0.0.1", port=lab.port, username=lab.username,
-        password=lab.password if password is None else password,
-        look_for_keys=False, allow_agent=False, timeout=10,
-    )  # fmt: skip
-    try:
-        _stdin, stdout, stderr = client.exec_command(command, timeout=10)
-        out, err = stdout.read().decode(), stderr.read().decode()
-        return stdout.channel.recv_exit_status(), out, err
-    finally:
-        client.close()
+    return lab.exec(command, password=password)
 
 
 @pytest.mark.parametrize(

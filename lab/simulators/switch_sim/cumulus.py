@@ -7,6 +7,13 @@ absent from the shell. Both edit the same configuration (ports, bridge, bonds, S
 hostname) kept in the switch state; each keeps its own staging (NCLU's pending commands,
 NVUE's pending revision) in the state's volatile part, so a restart discards it.
 
+The switch is also a Debian host, managed the Linux way [4.2 interfaces guide]: an admin
+writes /etc/network/interfaces (`ssh cumulus@sw "sudo -S tee /etc/network/interfaces" <
+file`, the password on the first line of the input, as sudo -S reads it) and applies it
+with `sudo ifreload -a` (`-s` checks only); NCLU and NVUE read what ifreload applied and
+write the file again on `net commit` / `nv config apply` (cumulus_ifupdown.py). Commands of
+the shell: SHELL_COMMANDS plus the configuration tool; one command per line, no pipes.
+
 Sources (named in brackets here and in cumulus_nclu.py / cumulus_nvue.py): the Cumulus
 Linux user guides, github CumulusNetworks/docs (published under
 docs.nvidia.com/networking-ethernet-software/):
@@ -19,6 +26,8 @@ docs.nvidia.com/networking-ethernet-software/):
 - 5.10 bridge guide: cumulus-linux-510 "VLAN-aware Bridge Mode";
 - NVUE reference: nvue-reference "Config Commands";
 - mgmt VRF guide: the "Management VRF" pages (4.x: on by default);
+- 4.2 interfaces guide: cumulus-linux-42 "Interface Configuration and Management";
+- sudo(8) / tee(1): the manual pages of sudo 1.8 (Debian 10) and GNU coreutils;
 and netmiko (github ktbyers/netmiko 4.6.0, netmiko/cumulus/cumulus_linux_ssh.py),
 generic-switch (github openstack/networking-generic-switch,
 devices/netmiko_devices/cumulus.py), NCLU transcripts / NVUE transcripts (public 3rd-party
@@ -30,10 +39,11 @@ transcripts: NCLU sessions of 2019-2021; `nv config show -o commands` output), a
 from __future__ import annotations
 
 import shlex
-from typing import Any
+from typing import Any, BinaryIO
 
+from . import cumulus_ifupdown as ifupdown
 from . import cumulus_model as model
-from .cumulus_model import is_nvue, lsb_release, render_interfaces, render_ports_conf, uname
+from .cumulus_model import is_nvue, lsb_release, render_ports_conf, uname
 from .cumulus_nclu import NCLU
 from .cumulus_nvue import NVUE
 from .state import SessionEnd, SwitchState
@@ -43,7 +53,10 @@ DEFAULT_HOSTNAME = model.DEFAULT_HOSTNAME
 factory = model.factory
 
 # Commands of the shell besides the configuration tool (`net` or `nv`)
-SHELL_COMMANDS = ("hostname", "whoami", "uname", "cat", "adduser", "sudo")
+SHELL_COMMANDS = ("hostname", "whoami", "uname", "cat", "adduser", "sudo", "tee", "ifreload")
+# How the errors of the shell, sudo, tee, adduser and ifreload start: a line answered so
+# failed (the tools' own errors: their failed()).
+ERRORS = ("-bash:", "sudo:", "Sorry, try again.", "adduser:", "tee:", *ifupdown.FAILURES)
 
 
 # ---- the login shell --------------------------------------------------------------------
@@ -66,6 +79,7 @@ class CumulusSession:
         self.awaiting: str | None = None  # the command waiting for the sudo password
         self.sudo_tries = 0
         self.confirm: Any = None  # NVUE's `Are you sure? [y/N]` continuation
+        self.stdin: BinaryIO | None = None  # an exec request's input, while a line runs
         self.tool: NCLU | NVUE = NVUE(self) if is_nvue(state.running) else NCLU(self)
 
     # -- login and prompt ------------------------------------------------------------------
@@ -114,7 +128,7 @@ class CumulusSession:
     def refused(self, output: str) -> bool:
         """Whether a line's output is an error of the shell, sudo, `net` or `nv`: what a
         first-boot loader should stop on (this platform's errors do not start with `%`)."""
-        return output.startswith(("-bash:", "sudo:", "adduser:")) or self.tool.failed(output)
+        return output.startswith(ERRORS) or self.tool.failed(output)
 
     # -- SSH exec (`ssh cumulus@leaf01 "nv show interface"`, Ansible's raw) ---------------
 
@@ -124,6 +138,15 @@ class CumulusSession:
         "sudo: a terminal is required to read the password; either use the -S option to"
         " read from standard input or configure an askpass helper"
     )
+
+    def execute_input(self, line: str, stdin: BinaryIO) -> str:
+        """execute() on an exec channel, whose standard input the line's command may read:
+        `sudo -S` a password line, `tee` everything up to the client's EOF."""
+        self.stdin = stdin
+        try:
+            return self.execute(line)
+        finally:
+            self.stdin = None
 
     def exec_lines(self, command: str) -> list[str]:
         """The command as bash -c runs it: one command line (the simulator's shell does
@@ -176,6 +199,8 @@ class CumulusSession:
             "uname": lambda: self._uname(words[1:]),
             "cat": lambda: self._cat(words[1:]),
             "adduser": lambda: self._adduser(words[1:]),
+            "tee": lambda: self._tee(words[1:]),
+            "ifreload": lambda: ifupdown.ifreload(self.state, words[1:], self.user == "root"),
         }.get(command)
         if handler:
             return handler()
@@ -198,7 +223,7 @@ class CumulusSession:
         files = {
             "/etc/lsb-release": lambda: lsb_release(config),
             "/etc/hostname": lambda: config["hostname"],
-            "/etc/network/interfaces": lambda: render_interfaces(config),
+            ifupdown.INTERFACES: lambda: ifupdown.interfaces_text(self.state),
             "/etc/cumulus/ports.conf": lambda: render_ports_conf(config),
         }
         outputs = []
@@ -206,6 +231,29 @@ class CumulusSession:
             reader = files.get(path)
             outputs.append(reader() if reader else f"cat: {path}: No such file or directory")
         return "\n".join(outputs)
+
+    def _tee(self, args: list[str]) -> str:
+        """`tee [-a] FILE...` copies its input to each file and to its output [tee(1)]; the
+        one file modelled is /etc/network/interfaces, root's to write (a local edit until
+        `ifreload -a`). Where tee fails for a file, only its error is shown here (tee would
+        also copy the input to its output). The input is an exec request's: a terminal's,
+        up to Ctrl-D, is not modelled."""
+        append = any(a in ("-a", "--append") for a in args)
+        paths = [a for a in args if a not in ("-a", "--append")]
+        option = next((p for p in paths if p.startswith("-") and p != "-"), None)
+        if option:
+            return f"tee: invalid option -- '{option.lstrip('-')[:1]}'"  # GNU tee's wording
+        if self.stdin is None:
+            return "-bash: tee: reading the terminal is not modelled (send the file as input)"
+        data = self.stdin.read().decode(errors="replace")
+        for path in paths:
+            if path != ifupdown.INTERFACES:
+                return f"tee: {path}: not modelled by this simulator"
+            if self.user != "root":
+                return f"tee: {path}: Permission denied"
+            old = ifupdown.interfaces_text(self.state) if append else ""
+            ifupdown.write_interfaces(self.state, old + data)
+        return data
 
     def _adduser(self, args: list[str]) -> str:
         """`adduser USER netedit`: the way the 4.2 NCLU guide gives a user edit rights (group
@@ -233,14 +281,42 @@ class CumulusSession:
         """`sudo -s` opens a root shell, `sudo CMD` runs one command as root; either asks
         for the login password first (`[sudo] password for <user>: `, netmiko waits for
         `ssword` [netmiko]) unless already root or cached. Every lab account may sudo, as the
-        factory `cumulus` account does [4.2 quick start]."""
+        factory `cumulus` account does [4.2 quick start]. `sudo -S` reads the password from
+        the standard input instead, one line [sudo(8)]: on an exec channel that is the
+        request's input; in the interactive shell it is the terminal, as without -S."""
+        read_password = args[:1] == ["-S"]
+        args = args[1:] if read_password else args
         if not args:
             return "usage: sudo -h | -K | -k | -V"
         if self.user == "root" or self.sudo_cached:
             return self._as_root(args)
+        if read_password and self.stdin is not None:
+            return self._sudo_stdin(args)
         self.awaiting = " ".join(shlex.quote(a) for a in args)
         self.sudo_tries = 0
         return ""
+
+    def _sudo_stdin(self, args: list[str]) -> str:
+        """`sudo -S`: a password per input line, three tries [sudo(8)]. sudo writes its
+        prompt and `Sorry, try again.` to stderr; once a password is right, the line's one
+        output here holds only the command's. The lines when the input ends first are sudo
+        1.8's (**unverified**)."""
+        assert self.stdin is not None
+        wrong = 0
+        while wrong < 3:  # sudo's default passwd_tries
+            line = self.stdin.readline()
+            if not line:
+                break
+            if line.decode(errors="replace").rstrip("\r\n") == self.password:
+                self.sudo_cached = True
+                return self._as_root(args)
+            wrong += 1
+        if wrong == 3:
+            return "Sorry, try again.\nSorry, try again.\nsudo: 3 incorrect password attempts"
+        said = ["Sorry, try again."] * wrong + ["sudo: no password was provided"]
+        if wrong:
+            said.append(f"sudo: {wrong} incorrect password attempt{'s' if wrong > 1 else ''}")
+        return "\n".join(said)
 
     def _sudo_password(self, password: str) -> str:
         command = self.awaiting or ""

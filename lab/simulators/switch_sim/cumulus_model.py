@@ -280,6 +280,14 @@ def speed_text(mbps: int) -> str:
 
 # ---- rendering: the files NCLU and NVUE write ------------------------------------------
 
+# The stanzas of /etc/network/interfaces that no tool here changes: (name, address family and
+# method, attributes), as render_interfaces writes them and cumulus_ifupdown reads them back.
+FACTORY_STANZAS = (
+    ("lo", "inet loopback", ()),
+    ("mgmt", "", ("address 127.0.0.1/8", "address ::1/128", "vrf-table auto")),
+    ("eth0", "inet dhcp", ("ip-forward off", "ip6-forward off", "vrf mgmt")),
+)
+
 
 def render_interfaces(config: dict[str, Any]) -> str:
     """/etc/network/interfaces in ifupdown2's syntax (the 4.2 NCLU guide, quick start,
@@ -291,23 +299,10 @@ def render_interfaces(config: dict[str, Any]) -> str:
     4.2 writes the same lines (management VRF is on by default from 4.0 [mgmt VRF guide]) is
     **unverified**. Switch ports, bonds, the bridge and SVIs follow.
     """
-    lines = [
-        "auto lo",
-        "iface lo inet loopback",
-        "",
-        "auto mgmt",
-        "iface mgmt",
-        "    address 127.0.0.1/8",
-        "    address ::1/128",
-        "    vrf-table auto",
-        "",
-        "auto eth0",
-        "iface eth0 inet dhcp",
-        "    ip-forward off",
-        "    ip6-forward off",
-        "    vrf mgmt",
-        "",
-    ]
+    lines: list[str] = []
+    for name, method, attributes in FACTORY_STANZAS:
+        lines += [f"auto {name}", f"iface {name} {method}".rstrip()]
+        lines += [f"    {attribute}" for attribute in attributes] + [""]
     for name in sorted(config["interfaces"], key=sort_key):
         lines += _stanza(name, config["interfaces"][name])
     members = [n for n, s in config["interfaces"].items() if s["bridge"] and not bond_of(config, n)]

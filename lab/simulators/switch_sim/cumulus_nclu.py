@@ -12,6 +12,12 @@ commit writes /etc/network/interfaces and /etc/cumulus/ports.conf, so the buffer
 the switch's volatile state: shared by sessions, lost on restart. A value outside a
 token's range does not match NCLU's grammar, so it is answered like any unknown command:
 `ERROR: Command not found` and the syntax lines that come closest [4.2 NCLU guide].
+
+NCLU "is interoperable with the regular way of accessing underlying configuration files"
+[4.2 NCLU guide]: a hand edit of /etc/network/interfaces applied with `ifreload -a` is in
+the running configuration NCLU stages from (cumulus_ifupdown.py). `net commit` writes the
+file again from the configuration, so an edit never applied is replaced (whether NCLU
+would fold it in is **unverified**).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import re
 import time
 from typing import Any
 
+from . import cumulus_ifupdown as ifupdown
 from . import cumulus_model as model
 
 NOT_FOUND = "ERROR: Command not found"  # [4.2 NCLU guide]
@@ -205,7 +212,8 @@ class NCLU:
 
     def _commit(self) -> str:
         """Write the staged configuration (interfaces, ports.conf, hostname) and keep it:
-        what NCLU writes are the files the switch boots from [4.2 NCLU guide]."""
+        what NCLU writes are the files the switch boots from [4.2 NCLU guide]; the file it
+        renders replaces a local edit of /etc/network/interfaces."""
         if not self.may_edit():
             return NO_PERMISSION.format(user=self.session.user)
         with self.state.lock:
@@ -217,6 +225,7 @@ class NCLU:
             pending["config"]["netedit"] = self.state.running["netedit"]
             self.state.running = pending["config"]
             self.state.save()
+            ifupdown.render_again(self.state)
             self.state.volatile.pop("nclu_pending", None)
         return text
 

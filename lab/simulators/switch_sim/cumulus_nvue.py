@@ -31,6 +31,18 @@ parameter`, a string networking-generic-switch treats as an NVUE failure [generi
 
 The revisions (Revisions below) are the REST API's too (cumulus_nvue_api.py): one id
 counter, and a revision applied one way is the applied configuration the other sees.
+
+Files NVUE manages: `nv config apply` writes /etc/network/interfaces from the revision.
+With the default `nv set system config apply overwrite all`, "if you modify a file
+locally, you see a warning when you try to apply ... and you can stop the apply before NVUE
+overwrites the local modification" (NVUE reference, Set and Unset Commands, `nv set system
+config apply overwrite`; NVUE CLI guide): a file written since NVUE last did (`sudo tee
+/etc/network/interfaces`, cumulus_ifupdown.py) makes apply ask `Are you sure? [y/N]` like a
+switchd reload does, and the REST apply without `ays_yes` ends `ays_fail` [NVUE API
+guide]. `overwrite controlled` and `apply ignore <file>` are not modelled. A local edit
+applied with `ifreload -a` is in the running configuration the next revision starts from
+(on a real switch NVUE's applied revision does not read the file back; only the
+operational views see it: a simplification).
 """
 
 from __future__ import annotations
@@ -44,6 +56,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from . import cumulus_ifupdown as ifupdown
 from . import cumulus_model as model
 from .cumulus_nclu import table
 
@@ -70,6 +83,12 @@ DOMAIN = "br_default"  # the default bridge domain [5.10 bridge guide]
 # "Are you sure? [y/N] y" / "applied [rev_id: 22]"); the answer to a refusal is **unverified**.
 RELOAD_WARNING = "switchd need to reload on this config change"
 CONFIRM_PROMPT = "Are you sure? [y/N] "
+# Before overwriting a locally modified file (wording **unverified**: the NVUE pages above
+# describe the warning but show none).
+FILES_WARNING = (
+    "Warning: The following files have been changed since the last save, and they WILL be"
+    f" overwritten.\n        - {ifupdown.INTERFACES}"
+)
 BOOTED = time.time()
 
 
@@ -328,9 +347,18 @@ class Revisions:
         config = self.data["revisions"][rev]["config"]
         return [(f"interface.{name}", why) for name, why in model.check(config)]
 
+    def warnings(self, rev: str) -> list[str]:
+        """What applying asks about first: a breakout change reloads switchd; a file NVUE
+        would overwrite was modified locally (`overwrite all`, the default)."""
+        found = []
+        if self.data["revisions"][rev]["config"]["breakouts"] != self.state.running["breakouts"]:
+            found.append(RELOAD_WARNING)
+        if ifupdown.locally_modified(self.state):
+            found.append(FILES_WARNING)
+        return found
+
     def warns(self, rev: str) -> bool:
-        """Whether applying asks first: a breakout change reloads switchd."""
-        return self.data["revisions"][rev]["config"]["breakouts"] != self.state.running["breakouts"]
+        return bool(self.warnings(rev))
 
     def fail(self, rev: str, state: str, issues: list[dict[str, Any]], progress: str) -> None:
         revision = self.data["revisions"][rev]
@@ -358,6 +386,7 @@ class Revisions:
             config["netedit"] = self.state.running["netedit"]  # /etc/group's, not NVUE's
             previous, previous_rev = self.state.running, self.data["applied"]
             self.state.running, self.data["applied"] = config, rev
+            ifupdown.render_again(self.state)  # NVUE writes the files it manages
             if self.data["cli"] == rev:
                 self.data["cli"] = None
             revision.update(issue={}, progress="")
@@ -569,14 +598,15 @@ class NVUE:
             revs.invalid(rev, problems)
             reasons = [f"  Config invalid at {where}: {why}" for where, why in problems]
             return "\n".join([f"Invalid config [rev_id: {rev}]", *reasons])
-        if revs.warns(rev):
+        warnings = "\n".join(revs.warnings(rev))
+        if warnings:
             if "--assume-no" in flags:
-                return f"{RELOAD_WARNING}\n{CONFIRM_PROMPT}N\nDeclined apply after warnings"
+                return f"{warnings}\n{CONFIRM_PROMPT}N\nDeclined apply after warnings"
             if not flags & {"-y", "--y", "--assume-yes"}:
                 self.asking = self.session.confirm = _Confirm(
                     CONFIRM_PROMPT, lambda: self._commit(rev, confirm)
                 )
-                return RELOAD_WARNING
+                return warnings
         return self._commit(rev, confirm)
 
     def _confirmation(self, revs: Revisions, flags: set[str], rev: str | None) -> str:

@@ -60,8 +60,10 @@ What the API does here:
 - PATCH `/revision/<id>` `{"state": "apply", "auto-prompt": {"ays": "ays_yes"}}` checks and
   applies at once: the answer says `apply`, the next GET the outcome [NVUE API guide]; see
   cumulus_nvue.Revisions for the states. A change that asks first (a breakout reloads
-  switchd) without `ays_yes` ends `ays_fail` at once rather than after the device's wait
-  for an answer. `ignore_fail` and `message` change nothing (no apply step fails here).
+  switchd; /etc/network/interfaces was modified locally and would be overwritten, as "if
+  you change a file manually" [NVUE API guide]) without `ays_yes` ends `ays_fail` at once
+  rather than after the device's wait for an answer. `ignore_fail` and `message` change
+  nothing (no apply step fails here).
   `"state-controls": {"confirm": <seconds>}` applies with a rollback unless confirmed
   [gpncfg, nv-config-manager]; the confirmation is `{"state": "confirm_yes"}` [gpncfg] or
   `{"state": "apply"}` on the waiting revision [nv-config-manager]; `{"state":

@@ -6,9 +6,10 @@ platform, listed in PLATFORMS: os10, eos, cumulus, mlnxos); the
 shell echoes what it receives, ends lines with CRLF, runs each line and prints the
 output and the prompt. An exec request (`ssh user@switch "show version"`, Ansible's
 `raw`) runs its command's lines in a session of the same account, as the interactive
-login would, and answers with their output and an exit status. Faults are read from a
-JSON file at every new session, so a test can change them without restarting the
-simulator (exec requests honour delay_seconds, slow_commands and reject_commands):
+login would, and answers with their output and an exit status; a model may let a line read
+the request's standard input (`ssh sw "sudo -S tee FILE" < file`, execute_input). Faults
+are read from a JSON file at every new session, so a test can change them without
+restarting the simulator (exec requests honour delay_seconds, slow_commands and reject_commands):
 {"drop_after_config_commands": N, "delay_seconds": F, "reject_commands": ["regex", ...],
 "slow_commands": ["regex", ...], "slow_seconds": F}. delay_seconds slows every reply;
 slow_commands slows only the replies to matching commands, by slow_seconds.
@@ -24,7 +25,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, BinaryIO, Protocol
 
 import paramiko
 
@@ -78,6 +79,12 @@ class OptionalSessionHooks(Protocol):
     def counts_as_config(self, line: str, output: str) -> bool:
         """Whether an accepted line counts for the fault drop_after_config_commands, on
         models that have no configuration mode (in_config is then not used for it)."""
+
+    def execute_input(self, line: str, stdin: BinaryIO) -> str:
+        """execute() for a line of an SSH exec request, with the request's standard input
+        as a binary file (readline(); read() returns all up to the client's EOF): the
+        line's command reads what it needs, when it needs it. Without this hook an exec
+        line runs with execute() and its input is never read."""
 
     def exec_lines(self, command: str) -> list[str]:
         """The lines an SSH exec request's command runs, in order; default: each line of
@@ -332,6 +339,10 @@ class Exec:
             return self.session.exec_status(line, output)
         return 1 if output.lstrip("\x07").startswith("%") else 0
 
+    def _execute(self, line: str, stdin: BinaryIO) -> str:
+        with_input = getattr(self.session, "execute_input", None)
+        return with_input(line, stdin) if with_input else self.session.execute(line)
+
     def _send(self, text: str, error: bool = False) -> None:
         if not text:
             return
@@ -343,6 +354,7 @@ class Exec:
 
     def run(self, command: str) -> None:
         status = 0
+        stdin = self.channel.makefile("rb")  # read only when a line asks
         for line in self._lines(command):
             if self.delay:
                 time.sleep(self.delay)
@@ -353,7 +365,7 @@ class Exec:
                 status = 1
                 break
             try:
-                output = self.session.execute(line)
+                output = self._execute(line, stdin)
             except SessionEnd:
                 break
             if not getattr(self.session, "echo", True):  # it waits for a password

@@ -55,6 +55,12 @@ class SwitchState:
             self.files[name] = copy.deepcopy(content)
             self._persist()
 
+    def remove_file(self, name: str) -> None:
+        """Delete the file `name` from the switch's storage, at once (no file: nothing)."""
+        with self.lock:
+            if self.files.pop(name, None) is not None:
+                self._persist()
+
     def _persist(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".state-")
