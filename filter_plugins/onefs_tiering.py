@@ -2,13 +2,31 @@
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 try:
     from ansible.errors import AnsibleFilterError
 except ImportError:  # unit tests without ansible on the path
     AnsibleFilterError = ValueError  # type: ignore[misc,assignment]
+
+
+def _load_onefs() -> Any:
+    """module_utils/onefs.py, where the apply modules decide what they write.
+
+    Loaded by path: on the control host module_utils is not importable as a package.
+    """
+    name = "_dlcluster_onefs"
+    if name not in sys.modules:
+        path = Path(__file__).resolve().parents[1] / "module_utils" / "onefs.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
 
 
 def onefs_policy_pattern(policy: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -264,6 +282,143 @@ def onefs_change_set(
     return changes
 
 
+def _given(**params: Any) -> dict[str, Any]:
+    """Module parameters without those not given (the role's `default(omit)`)."""
+    return {k: v for k, v in params.items() if v is not None}
+
+
+def _target(storagepool: Any, ssd_strategy: Any) -> dict[str, Any] | None:
+    if storagepool is None:
+        return None
+    return {"storagepool": storagepool, "ssd_strategy": ssd_strategy or "metadata"}
+
+
+def onefs_writes(
+    recorded: Mapping[str, Any],
+    access_time: Mapping[str, Any],
+    tiers: Any,
+    default_policy: Mapping[str, Any],
+    policies: Any,
+    exports: Any,
+) -> dict[str, Any]:
+    """The onefs_tiering role's inputs as its apply modules' parameters, each kept only
+    where that module would write: what the role runs after its one onefs_info read
+    (`recorded`: access_time, tiers, default_policy, filepool_policies, nfs_exports).
+
+    The modules' own decisions (module_utils/onefs.py) are made from the recorded state,
+    so a converged cluster runs no apply module, a hand edit on the cluster is written
+    back, and check mode and --diff still show every difference (the modules that run
+    show it). An input the module would refuse is kept, so that the module says why.
+    Returns {access_time: params or None, tiers: [params], default_policy: params or
+    None, policies: [params], exports: [params]}.
+    """
+    onefs = _load_onefs()
+    recorded = recorded or {}
+    writes: dict[str, Any] = {}
+
+    wanted = onefs.access_time_wanted(
+        _bool(access_time["enabled"]), precision_days=_int(access_time.get("precision_days"))
+    )
+    settings = recorded.get("access_time") or {}
+    writes["access_time"] = (
+        dict(access_time) if onefs.access_time_change(settings, wanted) else None
+    )
+
+    have = recorded.get("tiers") or []
+    writes["tiers"] = []
+    for tier in tiers or []:
+        params = _given(tier_name=tier["name"], nodepools=tier.get("nodepools"),
+                        state=tier.get("state") or "present")  # fmt: skip
+        current = onefs.find_tier(have, params["tier_name"])
+        if onefs.tier_action(current, params.get("nodepools"), params["state"]):
+            writes["tiers"].append(params)
+
+    params = _given(
+        apply_data_storage_policy=_target(default_policy.get("storagepool"),
+                                          default_policy.get("ssd_strategy")),
+        apply_snapshot_storage_policy=_target(default_policy.get("snapshot_storagepool"),
+                                              default_policy.get("snapshot_ssd_strategy")),
+        set_data_access_pattern=default_policy.get("data_access_pattern"),
+        enable_coalescer=_bool(default_policy.get("enable_coalescer")),
+    )  # fmt: skip
+    current = ((recorded.get("default_policy") or {}).get("actions")) or []
+    changed = onefs.merge_actions(current, onefs.desired_actions(params))[1]
+    writes["default_policy"] = params if changed else None
+
+    have = {str(p.get("name")): p for p in recorded.get("filepool_policies") or []}
+    writes["policies"] = []
+    for policy in policies or []:
+        params = _given(
+            policy_name=policy["name"],
+            description=policy.get("description"),
+            apply_order=policy.get("apply_order"),
+            file_matching_pattern=onefs_policy_pattern(policy) or None,
+            apply_data_storage_policy=_target(policy.get("storagepool"),
+                                              policy.get("ssd_strategy")),
+            apply_snapshot_storage_policy=_target(policy.get("snapshot_storagepool"),
+                                                  policy.get("snapshot_ssd_strategy")),
+            state=policy.get("state") or "present",
+        )  # fmt: skip
+        if _policy_writes(onefs, have.get(str(policy["name"])), params):
+            writes["policies"].append(params)
+
+    have = recorded.get("nfs_exports") or []
+    writes["exports"] = []
+    for export in exports or []:
+        params = _given(
+            path=export["path"],
+            description=export.get("description"),
+            clients=export.get("clients"),
+            root_clients=export.get("root_clients"),
+            read_only=_bool(export.get("read_only")),
+            map_root=({"enabled": True, "user": export["map_root_user"]}
+                      if export.get("map_root_user") is not None else None),
+            state=export.get("state") or "present",
+        )  # fmt: skip
+        current = onefs.find_export(have, params["path"])
+        if params["state"] == "absent":
+            writes_it = current is not None
+        else:
+            writes_it = current is None or bool(
+                onefs.export_change(current, onefs.export_wanted(params))
+            )
+        if writes_it:
+            writes["exports"].append(params)
+    return writes
+
+
+def _policy_writes(onefs: Any, current: Mapping[str, Any] | None, params: dict[str, Any]) -> bool:
+    if params["state"] == "absent" or current is None:
+        return params["state"] != "absent" or current is not None
+    try:
+        pattern = onefs.to_papi_pattern(params.get("file_matching_pattern"))
+    except ValueError:
+        return True  # the module refuses it and says why
+    if params.get("apply_order") is not None:
+        params = {**params, "apply_order": _int(params["apply_order"])}
+    wanted = onefs.desired_actions(params)
+    return bool(onefs.policy_change(current, params, pattern, wanted))
+
+
+def _bool(value: Any) -> Any:
+    """A boolean as the modules' `bool` options read it (`"false"` from `-e` is False)."""
+    if value is None or isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("yes", "on", "1", "true", "y", "t"):
+        return True
+    if text in ("no", "off", "0", "false", "n", "f"):
+        return False
+    return value  # the module refuses it
+
+
+def _int(value: Any) -> Any:
+    try:
+        return None if value is None else int(value)
+    except (TypeError, ValueError):
+        return value  # the module refuses it
+
+
 def _label(change: Mapping[str, Any]) -> str:
     return f"{change['object']} {change['name']!r} ({change['action']})"
 
@@ -301,4 +456,5 @@ class FilterModule:
             "onefs_tiering_problems": onefs_tiering_problems,
             "onefs_change_set": onefs_change_set,
             "onefs_progress": onefs_progress,
+            "onefs_writes": onefs_writes,
         }

@@ -46,7 +46,12 @@ settings:
 """
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.onefs import onefs_argument_spec, run
+from ansible.module_utils.onefs import (
+    access_time_change,
+    access_time_wanted,
+    onefs_argument_spec,
+    run,
+)
 
 # v1 only, OneFS 7.2 to 9.12 (the PAPI schemas of github Isilon/isilon_sdk; isilon-sdk 0.7.0)
 ACCESS_TIME = ("filesystem/settings/access-time", (1,))
@@ -64,18 +69,16 @@ def main():
         mutually_exclusive=[["precision", "precision_days"]],
         supports_check_mode=True,
     )
-    wanted = {"enabled": module.params["enabled"]}
-    if module.params["precision_days"] is not None:
-        wanted["precision"] = module.params["precision_days"] * 86400
-    elif module.params["precision"] is not None:
-        wanted["precision"] = module.params["precision"]
+    wanted = access_time_wanted(
+        module.params["enabled"], module.params["precision"], module.params["precision_days"]
+    )
     if wanted.get("precision", 0) < 0:
         module.fail_json(msg="precision must not be negative")
 
     def work(client):
         api_path = client.path(*ACCESS_TIME)
         current = client.get(api_path)["settings"]
-        change = {k: v for k, v in wanted.items() if current.get(k) != v}
+        change = access_time_change(current, wanted)
         result = {"changed": bool(change), "settings": {**current, **change}}
         if module._diff:
             result["diff"] = {

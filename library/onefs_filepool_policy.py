@@ -72,10 +72,9 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.onefs import (
     OneFSError,
     desired_actions,
-    merge_actions,
     onefs_argument_spec,
-    pattern_differs,
     policy_action_spec,
+    policy_change,
     ref,
     run,
     to_papi_pattern,
@@ -129,15 +128,7 @@ def main():
             if not module.check_mode:
                 client.post(api_path, body)
             return _result(module, True, None, body, body)
-        change = {}
-        for key in ("description", "apply_order"):
-            if params[key] is not None and current.get(key) != params[key]:
-                change[key] = params[key]
-        if pattern is not None and pattern_differs(current["file_matching_pattern"], pattern):
-            change["file_matching_pattern"] = pattern
-        actions, actions_changed = merge_actions(current.get("actions", []), wanted_actions)
-        if actions_changed:
-            change["actions"] = actions
+        change = policy_change(current, params, pattern, wanted_actions)
         if change and not module.check_mode:
             client.put(f"{api_path}/{ref(name)}", change)
         return _result(module, bool(change), current, {**current, **change}, change)

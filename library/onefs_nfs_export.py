@@ -67,7 +67,14 @@ export:
 """
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.onefs import onefs_argument_spec, ref, run
+from ansible.module_utils.onefs import (
+    export_change,
+    export_wanted,
+    find_export,
+    onefs_argument_spec,
+    ref,
+    run,
+)
 
 # API versions of the export resource (Dell's SDKs, isi-sdk-9-1-0 and isilon-sdk 0.7.0, call
 # /4 up to 9.7 and /20 on 9.9-9.10).
@@ -96,13 +103,7 @@ def main():
     params = module.params
     if not params["path"].startswith("/ifs"):
         module.fail_json(msg=f"path {params['path']} is not under /ifs")
-    wanted = {k: params[k] for k in ("description", "clients", "root_clients", "read_only")}
-    wanted = {k: v for k, v in wanted.items() if v is not None}
-    if params["map_root"]:
-        wanted["map_root"] = {
-            "enabled": params["map_root"]["enabled"],
-            "user": {"id": "USER:" + params["map_root"]["user"]},
-        }
+    wanted = export_wanted(params)
     zone = {"zone": params["zone"]}
 
     def work(client):
@@ -110,7 +111,7 @@ def main():
         # `path` keeps the exports that name this path (isilon-sdk's list_nfs_exports); the
         # check below still matches it exactly, as clusters that ignore it return all
         exports = client.get(api_path, query={**zone, "path": params["path"]})["exports"]
-        current = next((e for e in exports if params["path"] in e.get("paths", [])), None)
+        current = find_export(exports, params["path"])
         if params["state"] == "absent":
             if current and not module.check_mode:
                 client.delete(_item(api_path, current))
@@ -120,16 +121,7 @@ def main():
             if not module.check_mode:
                 body["id"] = client.post(f"{api_path}?zone={ref(params['zone'])}", body)["id"]
             return _result(module, True, {}, body)
-        change = {}
-        for key, value in wanted.items():
-            have = current.get(key)
-            if key == "map_root" and isinstance(have, dict):
-                have = {
-                    "enabled": have.get("enabled"),
-                    "user": {"id": have.get("user", {}).get("id")},
-                }
-            if have != value:
-                change[key] = value
+        change = export_change(current, wanted)
         if change and not module.check_mode:
             client.put(_item(api_path, current), change)
         return _result(module, bool(change), current, {**current, **change})

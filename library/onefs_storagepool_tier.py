@@ -47,7 +47,7 @@ tier:
 """
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.onefs import onefs_argument_spec, run
+from ansible.module_utils.onefs import find_tier, onefs_argument_spec, run, tier_action
 
 # API versions of the tier resource (v1, v16: the PAPI schemas of github Isilon/isilon_sdk,
 # isilon-sdk 0.7.0); the newest the cluster serves is used.
@@ -67,19 +67,20 @@ def main():
     def work(client):
         api_path = client.path(*TIERS)
         # Whether the item path takes a name is unverified, so the id is used.
-        tier = next((t for t in client.get(api_path)["tiers"] if t["name"] == name), None)
+        tier = find_tier(client.get(api_path)["tiers"], name)
         before = {"name": name, "nodepools": sorted(tier["children"])} if tier else {}
+        action = tier_action(tier, pools, state)
         if state == "absent":
-            if tier and not module.check_mode:
+            if action and not module.check_mode:
                 client.delete(f"{api_path}/{tier['id']}")
-            return _result(module, bool(tier), before, {}, None)
-        if tier is None:
+            return _result(module, bool(action), before, {}, None)
+        if action == "create":
             after = {"name": name, "nodepools": sorted(pools or [])}
             if not module.check_mode:
                 created = client.post(api_path, {"name": name, "children": pools or []})
                 tier = {"id": created["id"], "name": name, "children": pools or []}
             return _result(module, True, before, after, tier)
-        if pools is not None and set(pools) != set(tier["children"]):
+        if action == "modify":
             if not module.check_mode:
                 client.put(f"{api_path}/{tier['id']}", {"children": pools})
             tier = {**tier, "children": pools}

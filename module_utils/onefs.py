@@ -397,3 +397,83 @@ def pattern_differs(current, wanted):
         if len(a) != len(b) or not all(_same(x, y) for x, y in zip(a, b, strict=True)):
             return True
     return False
+
+
+# ---- what each apply module would write, from the resource as read ------------------
+# The onefs_* apply modules decide with these from the resource they read; the
+# onefs_tiering role decides with the same functions from its one onefs_info read
+# (filter onefs_pending), so it runs a module only where the module would write.
+
+
+def access_time_wanted(enabled, precision=None, precision_days=None):
+    """The access-time settings asked for (precision in seconds)."""
+    wanted = {"enabled": enabled}
+    if precision_days is not None:
+        wanted["precision"] = precision_days * 86400
+    elif precision is not None:
+        wanted["precision"] = precision
+    return wanted
+
+
+def access_time_change(current, wanted):
+    """The settings to PUT: those that differ."""
+    return {k: v for k, v in wanted.items() if current.get(k) != v}
+
+
+def find_tier(tiers, name):
+    return next((t for t in tiers if t.get("name") == name), None)
+
+
+def tier_action(tier, pools, state):
+    """None, or the write a tier needs: create, modify (its node pools, as a set), remove."""
+    if state == "absent":
+        return "remove" if tier else None
+    if tier is None:
+        return "create"
+    if pools is not None and set(pools) != set(tier.get("children") or []):
+        return "modify"
+    return None
+
+
+def policy_change(current, params, pattern, wanted_actions):
+    """The fields of an existing file pool policy to PUT: description and apply_order
+    where given, the pattern where it differs, the actions merged with the others."""
+    change = {}
+    for key in ("description", "apply_order"):
+        if params.get(key) is not None and current.get(key) != params[key]:
+            change[key] = params[key]
+    if pattern is not None and pattern_differs(current.get("file_matching_pattern") or {}, pattern):
+        change["file_matching_pattern"] = pattern
+    actions, actions_changed = merge_actions(current.get("actions", []), wanted_actions)
+    if actions_changed:
+        change["actions"] = actions
+    return change
+
+
+def export_wanted(params):
+    """The export fields asked for (those given), map_root as the API holds it."""
+    wanted = {k: params.get(k) for k in ("description", "clients", "root_clients", "read_only")}
+    wanted = {k: v for k, v in wanted.items() if v is not None}
+    if params.get("map_root"):
+        wanted["map_root"] = {
+            "enabled": params["map_root"].get("enabled", True),
+            "user": {"id": "USER:" + params["map_root"].get("user", "nobody")},
+        }
+    return wanted
+
+
+def find_export(exports, path):
+    """The export that serves this path (an export lists its paths)."""
+    return next((e for e in exports if path in e.get("paths", [])), None)
+
+
+def export_change(current, wanted):
+    """The export fields to PUT: those that differ."""
+    change = {}
+    for key, value in wanted.items():
+        have = current.get(key)
+        if key == "map_root" and isinstance(have, dict):
+            have = {"enabled": have.get("enabled"), "user": {"id": have.get("user", {}).get("id")}}
+        if have != value:
+            change[key] = value
+    return change

@@ -131,12 +131,82 @@ def site(tmp_path, monkeypatch, converged_state):
     made.cluster.stop()
 
 
+# the role's apply tasks, each a module that reads its object again before writing
+APPLY_TASKS = (
+    "Track access times (the idle policy reads them)",
+    "Build the tiers from node pools",
+    "Point the default file pool policy at the hot tier",
+    "Create, change in place or remove the file pool policies",
+    "Export the paths the servers mount",
+)
+
+
+def _ran(output: str) -> set[str]:
+    """The role's apply tasks that ran a module (not skipped) in this run's output."""
+    ran = set()
+    for name in APPLY_TASKS:
+        section = output.split(f"TASK [onefs_tiering : {name}]", 1)
+        assert len(section) == 2, f"no task {name!r} in the output"
+        body = section[1].split("\nTASK [", 1)[0]
+        if re.search(r"^(ok|changed|failed|fatal):", body, re.M):
+            ran.add(name)
+    return ran
+
+
 def test_a_rerun_with_nothing_to_change_sends_no_write(site):
     before = site.requests()
     again = site.storage()
     assert again.returncode == 0, again.stdout[-3000:]
     assert _recap(again.stdout)["changed"] == 0
     assert site.requests() == before
+    # the one onefs_info read decided it: no apply module ran
+    assert _ran(again.stdout) == set()
+
+
+def test_a_hand_edit_on_the_cluster_is_found_and_written_back(site):
+    """Edits made on the cluster behind the role's back (access time off, the policy's
+    SSD strategy, the default policy's snapshot pool, the export read-only), each in a
+    field the role's one read must compare as its module does: the next run writes each
+    back, and only those, and the run after it writes nothing."""
+    name = "Idle%20data%20to%20cold%20tier"
+    policy = site.cluster.papi("GET", f"12/filepool/policies/{name}", verify=site.cert)
+    actions = policy.json()["policies"][0]["actions"]
+    for action in actions:
+        if action["action_type"] == "apply_data_storage_policy":
+            action["action_param"]["ssd_strategy"] = "data"
+    default = site.cluster.papi("GET", "4/filepool/default-policy", verify=site.cert)
+    default_actions = default.json()["default-policy"]["actions"]
+    for action in default_actions:
+        if action["action_type"] == "apply_snapshot_storage_policy":
+            action["action_param"]["storagepool"] = "cold-tier"
+    export = site.cluster.papi("GET", "20/protocols/nfs/exports", verify=site.cert)
+    export_id = export.json()["exports"][0]["id"]
+    for method, path, body in (
+        ("PUT", "1/filesystem/settings/access-time", {"enabled": False}),
+        ("PUT", f"12/filepool/policies/{name}", {"actions": actions}),
+        ("PUT", "4/filepool/default-policy", {"actions": default_actions}),
+        ("PUT", f"20/protocols/nfs/exports/{export_id}", {"read_only": True}),
+    ):
+        answer = site.cluster.papi(method, path, json=body, verify=site.cert)
+        assert answer.ok, answer.text
+    before = len(site.requests())
+    repaired = site.storage()
+    assert repaired.returncode == 0, repaired.stdout[-3000:]
+    assert _ran(repaired.stdout) == set(APPLY_TASKS) - {"Build the tiers from node pools"}
+    assert sorted(site.requests()[before:]) == sorted([
+        "PUT /platform/1/filesystem/settings/access-time",
+        f"PUT /platform/12/filepool/policies/{name}",
+        "PUT /platform/4/filepool/default-policy",
+        f"PUT /platform/20/protocols/nfs/exports/{export_id}",
+        "POST /platform/21/job/jobs",
+    ])  # fmt: skip
+    settings = site.cluster.papi("GET", "1/filesystem/settings/access-time", verify=site.cert)
+    assert settings.json()["settings"]["enabled"] is True
+    after = len(site.requests())
+    again = site.storage()
+    assert again.returncode == 0, again.stdout[-3000:]
+    assert _recap(again.stdout)["changed"] == 0
+    assert len(site.requests()) == after
 
 
 def test_changing_the_idle_days_sends_one_put_and_starts_one_job(site):
@@ -150,6 +220,9 @@ def test_changing_the_idle_days_sends_one_put_and_starts_one_job(site):
         "PUT /platform/12/filepool/policies/Idle%20data%20to%20cold%20tier",
         "POST /platform/21/job/jobs",
     ]
+    # the policy's module alone ran, for that policy alone
+    assert _ran(changed.stdout) == {"Create, change in place or remove the file pool policies"}
+    assert "(item=Idle data to cold tier (present))" in changed.stdout
     policy = site.cluster.papi(
         "GET", "12/filepool/policies/Idle%20data%20to%20cold%20tier", verify=site.cert
     )
