@@ -262,7 +262,8 @@ def onefs_change_set(
                  if a.get("action_type") == "apply_data_storage_policy"]  # fmt: skip
         was = {"file_matching_pattern": old.get("file_matching_pattern"),
                "storagepool": pools[0] if pools else None}  # fmt: skip
-        differs = {k: v for k, v in want.items() if v is not None and v != was[k]}
+        differs = {k: v for k, v in want.items() if v is not None and v != was[k]
+                   and (k != "file_matching_pattern" or _pattern_differs(was[k], v))}  # fmt: skip
         if differs:
             changes.append(_entry("file pool policy", name, "modify", **differs,
                                   was={k: was[k] for k in differs}))  # fmt: skip
@@ -417,6 +418,16 @@ def _int(value: Any) -> Any:
         return None if value is None else int(value)
     except (TypeError, ValueError):
         return value  # the module refuses it
+
+
+def _pattern_differs(recorded: Any, wanted: Mapping[str, Any]) -> bool:
+    """Whether a recorded pattern (the API's form, as onefs_info reads it) differs from
+    the wanted one (the collection's form): the policy module's own comparison."""
+    onefs = _load_onefs()
+    try:
+        return onefs.pattern_differs(recorded or {}, onefs.to_papi_pattern(wanted))
+    except ValueError:
+        return True
 
 
 def _label(change: Mapping[str, Any]) -> str:

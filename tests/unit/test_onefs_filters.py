@@ -123,9 +123,12 @@ PLAN_EXPORTS = [{"path": "/ifs"}, {"path": "/ifs/old", "state": "absent"}]
 
 
 def _recorded(idle_days: int) -> dict:
-    """A cluster as onefs_info reads it: the tiers, the policy at `idle_days`, an
-    export, and a tier the inventory removes."""
-    pattern = onefs.onefs_policy_pattern({"idle_days": idle_days})
+    """A cluster as onefs_info reads it: the tiers, the policy at `idle_days` (its
+    pattern in the API's form: accessed_time older than so many seconds), an export, and
+    a tier the inventory removes."""
+    criterion = {"type": "accessed_time", "operator": ">", "use_relative_time": True,
+                 "value": idle_days * 86400}  # fmt: skip
+    pattern = {"or_criteria": [{"and_criteria": [criterion]}]}
     return {
         "tiers": [
             {"name": "hot-tier", "children": ["f800_48tb-ssd_256gb"]},
@@ -177,7 +180,7 @@ def test_change_set_against_the_recorded_cluster_names_only_what_differs():
     assert policy["action"] == "modify"
     assert list(policy) == ["object", "name", "action", "file_matching_pattern", "was"]
     was = policy["was"]["file_matching_pattern"]["or_criteria"][0]["and_criteria"][0]
-    assert was["relative_datetime_count"]["time_value"] == 45
+    assert was["value"] == 45 * 86400
     assert by_key[("NFS export", "/ifs/old")]["action"] == "remove"
     assert by_key[("job", "SmartPools")] == {
         "object": "job",
@@ -271,3 +274,83 @@ def test_the_policies_criteria_are_checked_with_the_rest():
         "onefs_tiering_policies[0].file_matching_pattern.or_criteria[0].and_criteria[0]: a size"
         " criterion needs its units (B, KB, MB, GB, TB, PB, EB)"
     ]  # fmt: skip
+
+
+# ---- what the role writes after its one read ----------------------------------------------
+
+ACCESS_TIME = {"enabled": True, "precision_days": 1}
+
+
+def _cluster() -> dict:
+    """_recorded(30) with what the apply modules also compare: the access-time setting,
+    the actions' SSD strategies and the export's fields, as the API holds them."""
+    cluster = _recorded(30)
+    cluster["access_time"] = {"enabled": True, "precision": 86400}
+    for action in cluster["filepool_policies"][0]["actions"]:
+        action["action_param"]["ssd_strategy"] = "metadata"
+    cluster["nfs_exports"] = [
+        {"id": 1, "paths": ["/ifs"], "read_only": False,
+         "map_root": {"enabled": True, "user": {"id": "USER:nobody"}}},
+    ]  # fmt: skip
+    return cluster
+
+
+EXPORT = {"path": "/ifs", "read_only": False, "map_root_user": "nobody"}
+
+
+def _writes(cluster: dict, **change: object) -> dict:
+    inputs = {"access_time": ACCESS_TIME, "tiers": PLAN_TIERS[:2], "default_policy": PLAN_DEFAULT,
+              "policies": PLAN_POLICIES, "exports": [EXPORT], **change}  # fmt: skip
+    return onefs.onefs_writes(cluster, **inputs)
+
+
+def test_a_converged_cluster_needs_no_write():
+    assert _writes(_cluster()) == {
+        "access_time": None, "tiers": [], "default_policy": None, "policies": [], "exports": [],
+    }  # fmt: skip
+
+
+def test_only_what_differs_is_written_with_the_modules_parameters():
+    cluster = _cluster()
+    cluster["filepool_policies"][0]["actions"][0]["action_param"]["ssd_strategy"] = "data"
+    cluster["nfs_exports"][0]["read_only"] = True
+    cluster["tiers"][1]["children"] = []
+    writes = _writes(cluster, policies=[{**PLAN_POLICIES[0], "idle_days": 30}])
+    assert writes["policies"] == [{
+        "policy_name": "Idle data to cold tier",
+        "file_matching_pattern": onefs.onefs_policy_pattern({"idle_days": 30}),
+        "apply_data_storage_policy": {"storagepool": "cold-tier", "ssd_strategy": "metadata"},
+        "state": "present",
+    }]  # fmt: skip
+    assert writes["exports"] == [{"path": "/ifs", "read_only": False,
+                                  "map_root": {"enabled": True, "user": "nobody"},
+                                  "state": "present"}]  # fmt: skip
+    assert writes["tiers"] == [{"tier_name": "cold-tier", "state": "present",
+                                "nodepools": ["h500_60tb_3.2tb-ssd_128gb"]}]  # fmt: skip
+    assert writes["access_time"] is None and writes["default_policy"] is None
+
+
+def test_strings_from_the_command_line_are_compared_as_the_modules_read_them():
+    """`-e` gives "false" and "no": the modules' bool options read them as False."""
+    cluster = _cluster()
+    assert _writes(cluster, exports=[{**EXPORT, "read_only": "no"}])["exports"] == []
+    off = _writes(cluster, access_time={"enabled": "false", "precision_days": "1"})
+    assert off["access_time"] == {"enabled": "false", "precision_days": "1"}
+
+
+def test_objects_to_create_or_remove_are_written_and_a_bad_input_reaches_its_module():
+    cluster = _cluster()
+    writes = _writes(
+        cluster,
+        tiers=[*PLAN_TIERS[:2], {"name": "old-tier", "state": "absent"},
+               {"name": "gone-tier", "state": "absent"}],
+        policies=[{"name": "New", "idle_days": 7, "storagepool": "hot-tier"},
+                  {"name": "Idle data to cold tier", "state": "absent"}],
+        exports=[EXPORT, {"path": "/ifs/new"}, {"path": "/ifs/none", "state": "absent"}],
+        access_time={"enabled": "maybe", "precision_days": 1},
+    )  # fmt: skip
+    assert [t["tier_name"] for t in writes["tiers"]] == ["old-tier"]
+    assert [(p["policy_name"], p["state"]) for p in writes["policies"]] == [
+        ("New", "present"), ("Idle data to cold tier", "absent")]  # fmt: skip
+    assert [e["path"] for e in writes["exports"]] == ["/ifs/new"]
+    assert writes["access_time"] == {"enabled": "maybe", "precision_days": 1}
