@@ -14,7 +14,7 @@ sys.path.insert(0, str(ROOT / "filter_plugins"))
 sys.path.insert(0, str(ROOT / "lab" / "simulators"))
 
 import fabrics  # noqa: E402
-from switch_sim import mlnxos  # noqa: E402
+from switch_sim import mlnxos, mlnxos_model  # noqa: E402
 from switch_sim.state import SwitchState  # noqa: E402
 
 GROUPS = {"compute": ["gpu-1", "gpu-2"], "isilon": ["isi-1"], "head": ["head"]}
@@ -157,7 +157,7 @@ def test_ib_links_and_managers_refused_with_a_reason():
 
 def _status(tmp_path, cabled, sm=True, shut=()):
     """`show interfaces ib status` as the lab's QM8700 model prints it."""
-    state = SwitchState(tmp_path / "qm-1.json", mlnxos.factory("qm-1"))
+    state = SwitchState(tmp_path / "qm-1.json", mlnxos_model.factory("qm-1"))
     state.cabled_ports = frozenset(cabled)
     session = mlnxos.MLNXOSSession(state)
     session.config["sm"] = sm

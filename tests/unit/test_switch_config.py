@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT / "lab" / "simulators"))
 import ansible.module_utils  # noqa: E402
 import switch_config as lib  # noqa: E402
 from ansible.module_utils.testing import patch_module_args  # noqa: E402
-from switch_sim import cumulus, cumulus_nvue, eos, mlnxos, os10  # noqa: E402
+from switch_sim import cumulus, cumulus_nvue, eos, mlnxos, mlnxos_model, os10, os10_model  # noqa: E402
 from switch_sim.cumulus_nvue_api import nvue_api_handler  # noqa: E402
 from switch_sim.eapi import eapi_handler  # noqa: E402
 from switch_sim.https import APIServer  # noqa: E402
@@ -55,9 +55,9 @@ _FILTERS_SPEC.loader.exec_module(switch_ports)
 
 ROLE = ROOT / "roles" / "switches"
 DEVICE_MODELS = {
-    "dell_os10": (os10.OS10Session, os10.factory),
+    "dell_os10": (os10.OS10Session, os10_model.factory),
     "arista_eos": (eos.EOSSession, eos.factory),
-    "mellanox_mlnxos": (mlnxos.MLNXOSSession, mlnxos.factory),
+    "mellanox_mlnxos": (mlnxos.MLNXOSSession, mlnxos_model.factory),
     "cumulus_linux": (cumulus.CumulusSession, cumulus.factory),
 }
 MODEL_OF = {
@@ -332,7 +332,7 @@ def test_dropped_breakout_of_an_owned_port_is_removed_with_its_sub_ports():
 
 
 def test_factory_ports_take_their_new_map_without_an_unsplit():
-    factory = os10.render(os10.factory("lab-sw"))
+    factory = os10_model.render(os10_model.factory("lab-sw"))
     intended = render("dell_os10", switches_os10_breakouts=_dss8440_breakouts())
     commands = lib.remediation("dell_os10", factory, intended, owned_patterns(PAPER_BREAKOUTS))
     assert commands == FACTORY_TO_SEEDS

@@ -2,7 +2,8 @@
 netmiko's own `mellanox_mlnxos` driver.
 
 The facts and their public sources (MLNX-OS User Manual v3.10, mellanox.onyx, netmiko,
-public QM8700 and SX6036 captures) are named in lab/simulators/switch_sim/mlnxos.py.
+public QM8700 and SX6036 captures) are named in lab/simulators/switch_sim/mlnxos.py and
+mlnxos_model.py.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from netmiko.exceptions import ConfigInvalidException
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "lab" / "simulators"))
 from sim_lab import SimLab  # noqa: E402
-from switch_sim import mlnxos  # noqa: E402
+from switch_sim import mlnxos, mlnxos_model  # noqa: E402
 from switch_sim.server import apply_initial_config  # noqa: E402
 from switch_sim.state import SessionEnd, SwitchState  # noqa: E402
 
@@ -28,7 +29,7 @@ ERRORS = r"(?m)^%.*"  # MLNX-OS error lines begin with `%` (mellanox.onyx's stde
 
 @pytest.fixture
 def state(tmp_path) -> SwitchState:
-    return SwitchState(tmp_path / "state.json", mlnxos.factory("lab-sw"))
+    return SwitchState(tmp_path / "state.json", mlnxos_model.factory("lab-sw"))
 
 
 @pytest.fixture
@@ -109,7 +110,7 @@ def test_keywords_take_unique_prefixes_and_unknown_words_are_named(cli):
 
 def test_factory_has_forty_unsplit_ports_and_no_port_lines(cli):
     cli.execute("enable")
-    assert sorted(cli.state.running["ports"], key=mlnxos.port_key) == [
+    assert sorted(cli.state.running["ports"], key=mlnxos_model.port_key) == [
         f"1/{n}" for n in range(1, 41)
     ]
     config = cli.execute("show running-config")
@@ -327,14 +328,14 @@ def test_configuration_write_and_write_memory_save_and_files_show_unsaved(cli, s
     )
     run(cli, "interface ib 1/1 shutdown", "exit")
     assert cli.execute("write memory") == ""
-    reloaded = SwitchState(state.path, mlnxos.factory("lab-sw"))
+    reloaded = SwitchState(state.path, mlnxos_model.factory("lab-sw"))
     assert reloaded.running["ports"]["1/1"]["shutdown"] is True and reloaded.running["sm"]
 
 
 def test_initial_config_lines_apply_at_the_console_and_are_saved(tmp_path):
     day0 = tmp_path / "day0.cfg"
     day0.write_text("ib sm\n   interface ib 1/2 module-type qsfp-split-2 force\n")
-    state = SwitchState(tmp_path / "state.json", mlnxos.factory("lab-sw"))
+    state = SwitchState(tmp_path / "state.json", mlnxos_model.factory("lab-sw"))
     apply_initial_config(state, mlnxos.MLNXOSSession, day0)
     assert state.startup["sm"] is True and "1/2/1" in state.startup["ports"]
     day0.write_text("interface ib 1/99 shutdown\n")
@@ -350,7 +351,7 @@ def test_running_config_replays_to_the_same_configuration(cli, state, tmp_path):
     run(cli, "no snmp-server enable", "snmp-server community c rw")
     run(cli, "snmp-server host 10.0.0.1 informs port 1162 version 2c c")
     text = cli.execute("show running-config")
-    other = SwitchState(tmp_path / "other.json", mlnxos.factory("lab-sw"))
+    other = SwitchState(tmp_path / "other.json", mlnxos_model.factory("lab-sw"))
     replay = tmp_path / "replay.cfg"
     replay.write_text(text)
     apply_initial_config(other, mlnxos.MLNXOSSession, replay)

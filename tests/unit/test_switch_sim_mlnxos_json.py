@@ -19,7 +19,7 @@ import requests
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "lab" / "simulators"))
 from sim_lab import SimLab  # noqa: E402
-from switch_sim import mlnxos  # noqa: E402
+from switch_sim import mlnxos, mlnxos_model  # noqa: E402
 from switch_sim.https import APIServer  # noqa: E402
 from switch_sim.mlnxos_json import json_api_handler  # noqa: E402
 from switch_sim.state import SwitchState  # noqa: E402
@@ -32,7 +32,7 @@ EXECUTE = "/admin/launch?script=json"
 
 @pytest.fixture
 def state(tmp_path) -> SwitchState:
-    return SwitchState(tmp_path / "state.json", mlnxos.factory("lab-sw"))
+    return SwitchState(tmp_path / "state.json", mlnxos_model.factory("lab-sw"))
 
 
 def serve(state: SwitchState, users: dict[str, str]) -> APIServer:

@@ -1,7 +1,8 @@
-"""The OS10 device model (lab/simulators/switch_sim/os10.py) in-process: its factory state,
-what clients send, and what it refuses.
+"""The OS10 simulator (lab/simulators/switch_sim/os10.py, its device model os10_model.py)
+in-process: its factory state, what clients send, and what it refuses.
 
-The facts and their public sources are named in lab/simulators/switch_sim/os10.py.
+The facts and their public sources are named in lab/simulators/switch_sim/os10.py and
+os10_model.py.
 """
 
 from __future__ import annotations
@@ -16,13 +17,13 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "lab" / "simulators"))
 sys.path.insert(0, str(ROOT / "module_utils"))
 import switch_config as lib  # noqa: E402
-from switch_sim import os10  # noqa: E402
+from switch_sim import os10, os10_model  # noqa: E402
 from switch_sim.state import SwitchState  # noqa: E402
 
 
 @pytest.fixture
 def state(tmp_path) -> SwitchState:
-    return SwitchState(tmp_path / "state.json", os10.factory("lab-sw"))
+    return SwitchState(tmp_path / "state.json", os10_model.factory("lab-sw"))
 
 
 @pytest.fixture
@@ -240,7 +241,7 @@ def test_error_pattern_catches_error_lines_after_escape_sequences():
 
 
 def test_a_state_file_of_the_older_model_is_upgraded_keeping_its_breakouts(tmp_path):
-    old = os10.factory("lab-sw")
+    old = os10_model.factory("lab-sw")
     old["breakouts"] = {"1/1/21": "40g-1x"}
     del old["routes"]
     old["interfaces"] = {
