@@ -10,8 +10,10 @@ from typing import Any
 
 try:
     from ansible.errors import AnsibleFilterError
+    from ansible.module_utils.parsing.convert_bool import boolean
 except ImportError:  # unit tests without ansible on the path
     AnsibleFilterError = ValueError  # type: ignore[misc,assignment]
+    boolean = None  # onefs_writes needs ansible: module_utils/onefs.py imports it
 
 
 def _load_onefs() -> Any:
@@ -377,20 +379,18 @@ def onefs_writes(
             state=export.get("state") or "present",
         )  # fmt: skip
         current = onefs.find_export(have, params["path"])
-        if params["state"] == "absent":
-            writes_it = current is not None
+        if current is None or params["state"] == "absent":
+            writes_it = (current is None) != (params["state"] == "absent")  # create or remove
         else:
-            writes_it = current is None or bool(
-                onefs.export_change(current, onefs.export_wanted(params))
-            )
+            writes_it = bool(onefs.export_change(current, onefs.export_wanted(params)))
         if writes_it:
             writes["exports"].append(params)
     return writes
 
 
 def _policy_writes(onefs: Any, current: Mapping[str, Any] | None, params: dict[str, Any]) -> bool:
-    if params["state"] == "absent" or current is None:
-        return params["state"] != "absent" or current is not None
+    if current is None or params["state"] == "absent":
+        return (current is None) != (params["state"] == "absent")  # create or remove
     try:
         pattern = onefs.to_papi_pattern(params.get("file_matching_pattern"))
     except ValueError:
@@ -402,15 +402,15 @@ def _policy_writes(onefs: Any, current: Mapping[str, Any] | None, params: dict[s
 
 
 def _bool(value: Any) -> Any:
-    """A boolean as the modules' `bool` options read it (`"false"` from `-e` is False)."""
-    if value is None or isinstance(value, bool):
+    """A boolean as the modules' `bool` options read it, by Ansible's own conversion
+    (`"false"` from `-e` is False); a value it refuses is passed on for the module to
+    refuse."""
+    if value is None:
+        return None
+    try:
+        return boolean(value, strict=True)
+    except TypeError:
         return value
-    text = str(value).strip().lower()
-    if text in ("yes", "on", "1", "true", "y", "t"):
-        return True
-    if text in ("no", "off", "0", "false", "n", "f"):
-        return False
-    return value  # the module refuses it
 
 
 def _int(value: Any) -> Any:

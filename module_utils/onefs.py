@@ -402,7 +402,7 @@ def pattern_differs(current, wanted):
 # ---- what each apply module would write, from the resource as read ------------------
 # The onefs_* apply modules decide with these from the resource they read; the
 # onefs_tiering role decides with the same functions from its one onefs_info read
-# (filter onefs_pending), so it runs a module only where the module would write.
+# (filter onefs_writes), so it runs a module only where the module would write.
 
 
 def access_time_wanted(enabled, precision=None, precision_days=None):

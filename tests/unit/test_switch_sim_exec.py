@@ -28,10 +28,6 @@ def lab(request, tmp_path):
     simulator.stop()
 
 
-def _exec(lab: SimLab, command: str, password: str | None = None) -> tuple[int, str, str]:
-    return lab.exec(command, password=password)
-
-
 @pytest.mark.parametrize(
     ("lab", "command", "expected"),
     [
@@ -44,7 +40,7 @@ def _exec(lab: SimLab, command: str, password: str | None = None) -> tuple[int, 
     indirect=["lab"],
 )
 def test_a_command_answers_with_its_output_and_status_zero(lab, command, expected):
-    status, out, err = _exec(lab, command)
+    status, out, err = lab.exec(command)
     assert (status, err) == (0, "")
     assert expected in out
     assert not out.rstrip().endswith(("#", ">", "$"))  # no prompt on an exec channel
@@ -62,7 +58,7 @@ def test_a_command_answers_with_its_output_and_status_zero(lab, command, expecte
     indirect=["lab"],
 )
 def test_a_failing_command_says_why_with_a_non_zero_status(lab, command, status, stdout, stderr):
-    got_status, out, err = _exec(lab, command)
+    got_status, out, err = lab.exec(command)
     assert got_status == status
     assert stdout in out and stderr in err
 
@@ -70,9 +66,9 @@ def test_a_failing_command_says_why_with_a_non_zero_status(lab, command, status,
 @pytest.mark.parametrize("lab", ["mlnxos"], indirect=True)
 def test_mlnxos_runs_the_cli_arguments_in_order_and_stops_at_the_first_failure(lab):
     # without `enable`, configuration mode is refused and nothing after it runs
-    status, out, _err = _exec(lab, 'cli "configure terminal" "hostname renamed"')
+    status, out, _err = lab.exec('cli "configure terminal" "hostname renamed"')
     assert status == 1 and out.startswith("%")
-    status, out, _err = _exec(lab, 'cli "enable" "configure terminal" "hostname renamed"')
+    status, out, _err = lab.exec('cli "enable" "configure terminal" "hostname renamed"')
     assert status == 0
     assert lab.switch.state.running["hostname"] == "renamed"  # the model the CLI sees
 
@@ -80,7 +76,7 @@ def test_mlnxos_runs_the_cli_arguments_in_order_and_stops_at_the_first_failure(l
 @pytest.mark.parametrize("lab", ["eos", "cumulus"], indirect=True)
 def test_an_exec_request_with_a_wrong_password_is_refused(lab):
     with pytest.raises(paramiko.AuthenticationException):
-        _exec(lab, "show version", password="wrong")
+        lab.exec("show version", password="wrong")
 
 
 @pytest.mark.parametrize(
