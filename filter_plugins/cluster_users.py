@@ -1,14 +1,20 @@
-"""The cluster_users role's inventory check: users and groups every server gets alike.
+"""The cluster_users role's inventory check (users and groups every server gets alike),
+and its directory backend's decisions: the entries the directory must hold, what a read of
+it says must be written, the directory's settings that are refused before any change.
 
 Pure functions, unit-tested (tests/unit/test_cluster_users.py).
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from ansible.module_utils.parsing.convert_bool import boolean
 
 # useradd(8)'s default NAME_REGEX on Debian, at most 32 characters (utmp's limit).
 _NAME = re.compile(r"^[a-z_][a-z0-9_-]*\$?$")
@@ -104,12 +110,306 @@ def cluster_users_differ(per_host: Mapping[str, Any]) -> list[str]:
     ]
 
 
+# --- the directory backend (OpenLDAP, RFC 2307 entries as Debian's slapd schemas define
+# them: nis.schema's posixAccount/shadowAccount/posixGroup, inetorgperson.schema) ---------
+
+# A URI sssd and python-ldap take: scheme, host (name, IPv4 or [IPv6]), optional port.
+_LDAP_URI = re.compile(
+    r"^(?P<scheme>[a-z]+)://(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?/?$"
+)
+_DN_PART = re.compile(r"^(?P<attr>[A-Za-z][A-Za-z0-9-]*)=(?P<value>[^,=+]+)$")
+
+
+def _true(value: Any) -> bool:
+    return boolean(value, strict=False)
+
+
+def _dn_parts(dn: str) -> list[tuple[str, str]] | None:
+    parts = []
+    for part in str(dn or "").split(","):
+        match = _DN_PART.match(part.strip())
+        if not match:
+            return None
+        parts.append((match["attr"].lower(), match["value"].strip()))
+    return parts or None
+
+
+def cluster_users_ldap_problems(settings: Mapping[str, Any]) -> list[str]:
+    """The directory settings (cluster_users_ldap_*, given without the prefix) a server
+    could not use: refused in preflight, before any change. The certificates' format is
+    the role contract's (pem_certificate, pem_private_key); `plan` (the offline plan)
+    lets dlcluster's directory go without its secrets and certificate."""
+    problems: list[str] = []
+    uris = [u.strip() for u in str(settings.get("uri") or "").split(",") if u.strip()]
+    if not uris:
+        problems.append(
+            "cluster_users: cluster_users_backend is ldap but cluster_users_ldap_uri is empty"
+            " (ldaps://<directory host>)"
+        )
+    for uri in uris:
+        match = _LDAP_URI.match(uri)
+        if not match:
+            problems.append(
+                f"cluster_users: cluster_users_ldap_uri {uri!r} is not a directory URI"
+                " (ldaps://host or ldaps://host:port: a scheme, then the host)"
+            )
+        elif match["scheme"] != "ldaps":
+            problems.append(
+                f"cluster_users: cluster_users_ldap_uri {uri!r} is {match['scheme']}://; the"
+                " directory checks the users' passwords, which must not cross the network in"
+                " clear: use ldaps://"
+            )
+    base = str(settings.get("base_dn") or "")
+    parts = _dn_parts(base)
+    if not parts:
+        problems.append(
+            f"cluster_users: cluster_users_ldap_base_dn {base!r} is not a DN (dc=example,dc=org)"
+        )
+    if bool(settings.get("bind_dn")) != bool(settings.get("bind_password")):
+        problems.append(
+            "cluster_users: cluster_users_ldap_bind_dn and cluster_users_ldap_bind_password"
+            " come together (both for a directory that needs a bind, neither for one read"
+            " anonymously)"
+        )
+    if settings.get("bind_dn") and not _dn_parts(str(settings["bind_dn"])):
+        problems.append(
+            f"cluster_users: cluster_users_ldap_bind_dn {settings['bind_dn']!r} is not a DN"
+        )
+    if _true(settings.get("server")):
+        host = settings.get("server_host")
+        if not host or host not in (settings.get("inventory_hosts") or []):
+            problems.append(
+                f"cluster_users: cluster_users_ldap_server_host {host!r} is not a host of the"
+                " inventory (the head node that runs the directory)"
+            )
+        if parts and any(attr != "dc" for attr, _ in parts):
+            problems.append(
+                f"cluster_users: dlcluster's directory is made with the domain's components"
+                f" as its base DN (dc=example,dc=org), not {base!r}"
+            )
+        # The offline plan reviews a site before its certificates and vault exist.
+        missing = [
+            name
+            for name in ("admin_password", "tls_certificate", "tls_private_key")
+            if not settings.get(name)
+        ]
+        if missing and not _true(settings.get("plan")):
+            problems.append(
+                "cluster_users: dlcluster's directory needs "
+                + ", ".join(f"cluster_users_ldap_{name}" for name in missing)
+                + " (its administrator's password from the vault; its certificate and key:"
+                " it serves ldaps:// only)"
+            )
+    return problems
+
+
+def cluster_users_ssha(password: str, salt_seed: str) -> str:
+    """An OpenLDAP {SSHA} value of `password` (slappasswd's default scheme: SHA-1 of the
+    password and an 8-byte salt, then the salt, base64), its salt derived from
+    `salt_seed` (the entry's DN and the cluster's name): the same password gives the same
+    value on every run, so a re-run compares instead of rewriting, and two entries or
+    two sites never share a salt."""
+    salt = hashlib.sha256(str(salt_seed).encode()).digest()[:8]
+    digest = hashlib.sha1(str(password).encode() + salt).digest()
+    return "{SSHA}" + base64.b64encode(digest + salt).decode()
+
+
+def _present(items: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    return [i for i in items if (i.get("state") or "present") != "absent"]
+
+
+def cluster_users_ldap_entries(
+    users: Sequence[Mapping[str, Any]] | None,
+    groups: Sequence[Mapping[str, Any]] | None,
+    settings: Mapping[str, Any],
+) -> dict[str, Any]:
+    """The directory as the inventory wants it: `present`, the entries in the order they
+    are added (the two organizational units, the groups, the users, then the read-only
+    bind account), each `{dn, objectClass, attributes}` with every value a list of
+    strings; `absent`, the DNs of the users and groups listed with state absent (users
+    first). `settings`: base_dn, users_ou, groups_ou, home_root, default_shell,
+    bind_dn and bind_password_value (the bind account's {SSHA}, when dlcluster makes it)."""
+    users, groups = list(users or []), list(groups or [])
+    base = str(settings["base_dn"])
+    people = f"{settings['users_ou']},{base}"
+    teams = f"{settings['groups_ou']},{base}"
+    gids = {str(g.get("name")): str(int(g.get("gid"))) for g in groups}
+    present: list[dict[str, Any]] = [
+        {
+            "dn": dn,
+            "objectClass": ["organizationalUnit"],
+            "attributes": {"ou": [dn.split(",", 1)[0].split("=", 1)[1]]},
+        }
+        for dn in (people, teams)
+    ]
+    for group in _present(groups):
+        name = str(group["name"])
+        members = sorted(
+            str(u["name"]) for u in _present(users) if name in list(u.get("groups") or [])
+        )
+        present.append(
+            {
+                "dn": f"cn={name},{teams}",
+                "objectClass": ["posixGroup"],
+                "attributes": {"cn": [name], "gidNumber": [gids[name]], "memberUid": members},
+            }
+        )
+    for user in _present(users):
+        name = str(user["name"])
+        attributes = {
+            "uid": [name],
+            "cn": [str(user.get("comment") or name)],
+            "sn": [name],
+            "uidNumber": [str(int(user["uid"]))],
+            "gidNumber": [gids[str(user["group"])]],
+            "homeDirectory": [f"{str(settings['home_root']).rstrip('/')}/{name}"],
+            "loginShell": [str(user.get("shell") or settings["default_shell"])],
+            # slapd checks a bind's password against a {CRYPT} value with crypt(3), which
+            # takes the hashes /etc/shadow takes (sha512-crypt, yescrypt)
+            "userPassword": ["{CRYPT}" + str(user["password_hash"])],
+            "gecos": [str(user.get("comment") or name)],
+        }
+        present.append(
+            {
+                "dn": f"uid={name},{people}",
+                "objectClass": ["inetOrgPerson", "posixAccount", "shadowAccount"],
+                "attributes": attributes,
+            }
+        )
+    if settings.get("bind_dn") and settings.get("bind_password_value"):
+        bind_dn = str(settings["bind_dn"])
+        present.append(
+            {
+                "dn": bind_dn,
+                "objectClass": ["organizationalRole", "simpleSecurityObject"],
+                "attributes": {
+                    "cn": [bind_dn.split(",", 1)[0].split("=", 1)[1]],
+                    "userPassword": [str(settings["bind_password_value"])],
+                },
+            }
+        )
+    absent = [f"uid={u['name']},{people}" for u in users if u.get("state") == "absent"] + [
+        f"cn={g['name']},{teams}" for g in groups if g.get("state") == "absent"
+    ]
+    return {"present": present, "absent": absent}
+
+
+def _values(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple)):
+        return [str(v) for v in value]
+    return [str(value)]
+
+
+def _same(attribute: str, wanted: list[str], have: list[str]) -> bool:
+    # memberUid is a set; every other attribute dlcluster writes holds one value
+    if attribute == "memberUid":
+        return sorted(wanted) == sorted(have)
+    return wanted == have
+
+
+def cluster_users_ldap_writes(
+    wanted: Mapping[str, Any], read: Sequence[Mapping[str, Any]] | None
+) -> list[dict[str, Any]]:
+    """What to write so that the directory holds `wanted` (cluster_users_ldap_entries),
+    given what a read of it found (community.general.ldap_search's results: one dict per
+    entry, `dn` and its attributes, a value a string or a list of them). Each write:
+    `{action: add, dn, objectClass, attributes}` for an entry the directory lacks (no
+    empty attribute), `{action: modify, dn, attributes}` with only the attributes that
+    differ (an empty list removes an attribute's values), `{action: delete, dn}` for an
+    entry listed as absent that the directory still holds. Nothing for an entry as
+    wanted, so a converged directory gets no write."""
+    have = {str(e.get("dn", "")).lower(): e for e in read or []}
+    writes: list[dict[str, Any]] = []
+    for entry in wanted.get("present") or []:
+        found = have.get(entry["dn"].lower())
+        if found is None:
+            writes.append(
+                {
+                    "action": "add",
+                    "dn": entry["dn"],
+                    "objectClass": list(entry["objectClass"]),
+                    "attributes": {k: v for k, v in entry["attributes"].items() if v},
+                }
+            )
+            continue
+        found_lower = {str(k).lower(): v for k, v in found.items()}
+        changed = {
+            attribute: values
+            for attribute, values in entry["attributes"].items()
+            if not _same(attribute, list(values), _values(found_lower.get(attribute.lower())))
+        }
+        if changed:
+            writes.append({"action": "modify", "dn": entry["dn"], "attributes": changed})
+    writes.extend(
+        {"action": "delete", "dn": dn} for dn in wanted.get("absent") or [] if dn.lower() in have
+    )
+    return writes
+
+
+def cluster_users_slapd_writes(
+    read: Sequence[Mapping[str, Any]] | None, wanted: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """slapd's own settings (cn=config) that differ from `wanted`: `{global: {attribute:
+    value}, database: {attribute: value}}` (cn=config's TLS files, the directory
+    database's administrator password), given a read of cn=config (ldap_search results).
+    Each write is `{dn, attributes}` with only the differing attributes; the directory's
+    database is the one whose olcSuffix is `wanted.suffix`. Raises when slapd serves
+    another suffix: a directory made for another base DN is not rewritten by a run."""
+    read = list(read or [])
+    suffix = str(wanted["suffix"]).lower()
+    top = next((e for e in read if str(e.get("dn", "")).lower() == "cn=config"), None)
+    database = next(
+        (e for e in read if suffix in [v.lower() for v in _values(e.get("olcSuffix"))]), None
+    )
+    if top is None or database is None:
+        suffixes = sorted({v for e in read for v in _values(e.get("olcSuffix"))})
+        raise ValueError(
+            f"slapd serves {', '.join(suffixes) or 'no database'}, not {wanted['suffix']}:"
+            " a directory made for another base DN is not converted by a run (back it up,"
+            " then `dpkg-reconfigure slapd` with the new domain)"
+        )
+    writes = []
+    for entry, settings in (
+        (top, wanted.get("global") or {}),
+        (database, wanted.get("database") or {}),
+    ):
+        changed = {k: v for k, v in settings.items() if _values(entry.get(k)) != _values(v)}
+        if changed:
+            writes.append({"dn": entry["dn"], "attributes": changed})
+    return writes
+
+
+def cluster_users_home_dirs(
+    users: Sequence[Mapping[str, Any]] | None, home_root: str, mode: str
+) -> list[dict[str, str]]:
+    """The homes of the users not listed as absent, as host_state reads them: a
+    directory under `home_root`, owned by its user and primary group, with `mode`."""
+    return [
+        {
+            "path": f"{str(home_root).rstrip('/')}/{u['name']}",
+            "state": "directory",
+            "owner": str(u["name"]),
+            "group": str(u["group"]),
+            "mode": str(mode),
+        }
+        for u in _present(list(users or []))
+    ]
+
+
 class FilterModule:
-    """Checks of the cluster's users."""
+    """Checks of the cluster's users; the directory backend's decisions."""
 
     def filters(self) -> dict[str, Any]:
         return {
             "cluster_users_problems": cluster_users_problems,
             "cluster_users_differ": cluster_users_differ,
             "cluster_users_of": cluster_users_of,
+            "cluster_users_ldap_problems": cluster_users_ldap_problems,
+            "cluster_users_ssha": cluster_users_ssha,
+            "cluster_users_ldap_entries": cluster_users_ldap_entries,
+            "cluster_users_ldap_writes": cluster_users_ldap_writes,
+            "cluster_users_slapd_writes": cluster_users_slapd_writes,
+            "cluster_users_home_dirs": cluster_users_home_dirs,
         }

@@ -238,6 +238,18 @@ KINDS: dict[str, Format] = {
     ),
     "ip_address": Format(_is_ip, "an IP address", "172.16.1.300"),
     "host": Format(_is_host, "a host name or an IP address", "bad host name"),
+    # RFC 4516's scheme://host[:port], one or several comma-separated (sssd's ldap_uri)
+    "ldap_uri": Format(
+        _pattern(r"[a-z]+://[^\s/,]+/?(\s*,\s*[a-z]+://[^\s/,]+/?)*"),
+        "ldaps://host[:port], several comma-separated",
+        "ldap.example.org",
+    ),
+    # RFC 4514's attribute=value, comma-separated (values without , = or + here)
+    "ldap_dn": Format(
+        _pattern(r"[A-Za-z][A-Za-z0-9-]*=[^,=+]+(,\s*[A-Za-z][A-Za-z0-9-]*=[^,=+]+)*"),
+        "an LDAP DN (attribute=value, comma-separated: dc=example,dc=org)",
+        "example.org",
+    ),
     "client": Format(_is_client, "an address, a network (CIDR) or a host name", "10.0.0.1/240"),
     "inventory_host": Format(_pattern(r"[^\s,:]+"), "an inventory host name", "two hosts"),
     "ansible_group": Format(
@@ -455,6 +467,14 @@ FORMATS: dict[str, str] = {
     "cluster_users_accounts[].shell": "absolute_path",
     "cluster_users_default_shell": "absolute_path",
     "cluster_users_home_mode": "octal_mode",
+    "cluster_users_ldap_uri": "ldap_uri",
+    "cluster_users_ldap_base_dn": "ldap_dn",
+    "cluster_users_ldap_users_ou": "ldap_dn",
+    "cluster_users_ldap_groups_ou": "ldap_dn",
+    "cluster_users_ldap_bind_dn": "ldap_dn",
+    "cluster_users_ldap_tls_certificate": "pem_certificate",
+    "cluster_users_ldap_tls_private_key": "pem_private_key",
+    "cluster_users_ldap_ca_certificate": "pem_certificate",
     # container_runtime
     "container_runtime_docker_repo_url": "url",
     "container_runtime_docker_repo_key_url": "url",
@@ -631,6 +651,12 @@ FREE_TEXT: dict[str, str] = {
     "cluster_switch_enable_secret": "a secret",
     "cluster_registry_password": "a secret",
     "cluster_users_accounts[].comment": "a full name (GECOS)",
+    "cluster_users_ldap_admin_password": "a secret",
+    "cluster_users_ldap_bind_password": "a secret",
+    "cluster_users_ldap_server_host": (
+        "an inventory host, or empty on a site without a head node; cluster_users' preflight"
+        " checks it where the directory runs"
+    ),
     "container_runtime_registry_logins[].password": "a secret",
     "lmod_extra[].help": "text shown by `module help`",
     "nfs_share_raid.idrac.password": "a secret",

@@ -294,7 +294,9 @@ def test_a_spawn_whose_job_vanishes_while_pending_tells_the_user_why():
 def test_the_browser_check_reports_each_step_and_the_job_slurm_ran():
     """validate's `portal` check: Chromium logs in as alice, asks for 2 GPUs on sxm2,
     sees templates and isilon, uses a terminal, a notebook and TensorBoard, stops the
-    server; its screenshots go into the report. Then Slurm's own record of the job."""
+    server; its screenshots go into the report. Then Slurm's own record of the job, and its
+    accounting record once it ended: alice exists only in the directory (cluster_users'
+    ldap backend), so this is a directory user's portal login, notebook job and usage."""
     result = run_playbook(
         "playbooks/validate.yml", "-e", json.dumps({"validate_checks": ["portal"]})
     )
@@ -326,4 +328,14 @@ def test_the_browser_check_reports_each_step_and_the_job_slurm_ran():
     assert fields["NodeList"] in COMPUTE
     assert fields["JobState"] in ("CANCELLED", "COMPLETED")
     assert squeue("alice") == []
+    # slurmctld sends the job's end to slurmdbd on its own time: sacct may lag a moment
+    job_id = job["target"].split()[-1]
+    for _ in range(30):
+        row = docker_host(HEAD).check_output(f"sacct -n -P -X -j {job_id} -o User,State,AllocTRES")
+        if row and not row.split("|")[1].startswith(("RUNNING", "PENDING")):
+            break
+        time.sleep(1)
+    user, state, tres = row.split("|")
+    assert user == "alice" and state.split()[0] in ("CANCELLED", "COMPLETED"), row
+    assert "gres/gpu=2" in tres.split(","), row
     assert Path(REPORT / "portal").is_dir()

@@ -14,7 +14,7 @@ import shlex
 import time
 
 import pytest
-from conftest import docker_host, load_lab_groups, run_playbook
+from conftest import docker_host, lab_password, load_lab_groups, run_playbook
 
 HEAD = "lab-head"
 COMPUTE = sorted(load_lab_groups()["compute"])
@@ -143,13 +143,34 @@ def test_an_mpi_job_spans_the_nodes_under_slurm():
     assert len({line[4] for line in lines}) == 2, out
 
 
+LDAP_ADMIN = ("-H", "ldaps://lab-head", "-x", "-D", "cn=admin,dc=lab,dc=dlcluster")
+ALICE_DN = "uid=alice,ou=people,dc=lab,dc=dlcluster"
+
+
+def _ldap(command: str, *args: str, stdin: str = "") -> str:
+    """An ldap-utils command on the head node as the directory's administrator."""
+    line = f"LDAPTLS_CACERT=/etc/sssd/dlcluster-ldap-ca.crt {command} " + shlex.join(
+        [*LDAP_ADMIN, "-w", lab_password("ldap-admin"), *args]
+    )
+    if stdin:
+        line = f"printf %s {shlex.quote(stdin)} | {line}"
+    return _run(line)
+
+
 def test_a_partition_change_keeps_running_jobs_and_a_drained_node_is_reported_not_fatal():
     """One scheduler.yml run with a partition added, while a job runs on the first node
     and the last node is drained by hand (under repair): the partition is there, the job
-    still runs, the run succeeds and reports the drained node with its reason."""
+    still runs, the run succeeds and reports the drained node with its reason. The same
+    run finds a hand edit in the directory (alice's shell changed with ldapmodify) and
+    writes the inventory's value back: the directory's read decides, not the task list."""
     drained = COMPUTE[-1]
     job_id = _run(f"sbatch --parsable -N1 -p hipri -w {COMPUTE[0]} --wrap 'sleep 600'").strip()
     _run(f"scontrol update nodename={drained} state=drain reason=lab-repair")
+    _ldap(
+        "ldapmodify",
+        stdin=f"dn: {ALICE_DN}\nchangetype: modify\nreplace: loginShell\nloginShell: /bin/sh\n",
+    )
+    assert "loginShell: /bin/sh" in _ldap("ldapsearch", "-LLL", "-b", ALICE_DN, "loginShell")
     try:
         for _ in range(30):
             if "JobState=RUNNING" in _run(f"scontrol show job {job_id}"):
@@ -167,6 +188,7 @@ def test_a_partition_change_keeps_running_jobs_and_a_drained_node_is_reported_no
         assert f"{drained}: drained (lab-repair)" in result.stdout, result.stdout[-3000:]
         assert "labq" in _run("sinfo --noheader --format=%P")
         assert "JobState=RUNNING" in _run(f"scontrol show job {job_id}")
+        assert "loginShell: /bin/bash" in _ldap("ldapsearch", "-LLL", "-b", ALICE_DN, "loginShell")
     finally:
         _head().run(f"scancel {job_id}")
         _run(f"scontrol update nodename={drained} state=resume")

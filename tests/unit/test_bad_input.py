@@ -487,6 +487,26 @@ PREFLIGHT_CASES = [
         "cluster_users: user alice has uid 100, below 1000 (the operating system's own range)",
     ),
     (
+        "directory_uri_without_scheme",
+        {},
+        {
+            "cluster_users_backend": "ldap",
+            "cluster_users_ldap_uri": "ldap.example.org",
+            "cluster_users_ldap_base_dn": "dc=example,dc=org",
+        },
+        "cluster_users: cluster_users_ldap_uri 'ldap.example.org' is not a directory URI",
+    ),
+    (
+        "directory_uri_in_clear",
+        {},
+        {
+            "cluster_users_backend": "ldap",
+            "cluster_users_ldap_uri": "ldap://ldap.example.org",
+            "cluster_users_ldap_base_dn": "dc=example,dc=org",
+        },
+        "cluster_users: cluster_users_ldap_uri 'ldap://ldap.example.org' is ldap://",
+    ),
+    (
         "storage_fabric_link_to_an_unknown_host",
         {
             "storage_fabric": {

@@ -1,7 +1,10 @@
-"""The cluster_users role's preflight check (filter_plugins/cluster_users.py)."""
+"""The cluster_users role's preflight check and its directory backend's decisions
+(filter_plugins/cluster_users.py)."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import importlib.util
 from pathlib import Path
 
@@ -72,3 +75,210 @@ def test_servers_given_other_lists_are_named():
     ]
     assert cu.cluster_users_differ({}) == []
     assert cu.cluster_users_of({"cluster_users_accounts": USERS}, [], GROUPS) == [USERS, GROUPS]
+
+
+# --- the directory backend -------------------------------------------------------------
+
+LDAP = {
+    "uri": "ldaps://head",
+    "base_dn": "dc=lab,dc=example",
+    "bind_dn": "cn=sssd,dc=lab,dc=example",
+    "bind_password": "secret",
+    "server": True,
+    "server_host": "head",
+    "inventory_hosts": ["head", "gpu-1"],
+    "admin_password": "admin-secret",
+    "tls_certificate": "-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----",
+    "tls_private_key": "-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----",
+}
+SETTINGS = {
+    "base_dn": "dc=lab,dc=example",
+    "users_ou": "ou=people",
+    "groups_ou": "ou=groups",
+    "home_root": "/home/",
+    "default_shell": "/bin/bash",
+    "bind_dn": "cn=sssd,dc=lab,dc=example",
+    "bind_password_value": "{SSHA}bind",
+}
+
+
+def test_good_directory_settings_have_no_problem():
+    assert cu.cluster_users_ldap_problems(LDAP) == []
+    # a site's own directory, read anonymously: no certificate or password of dlcluster's
+    site = {
+        "uri": "ldaps://ldap1.example.org:636,ldaps://ldap2.example.org",
+        "base_dn": "ou=hpc,o=example",
+    }
+    assert cu.cluster_users_ldap_problems(site) == []
+
+
+def test_a_uri_without_scheme_or_in_clear_and_a_bad_base_dn_are_refused():
+    problems = cu.cluster_users_ldap_problems({**LDAP, "uri": "head.example.org", "base_dn": "lab"})
+    assert any("'head.example.org' is not a directory URI" in p for p in problems), problems
+    assert any("cluster_users_ldap_base_dn 'lab' is not a DN" in p for p in problems), problems
+    (clear,) = cu.cluster_users_ldap_problems({**LDAP, "uri": "ldap://head"})
+    assert "is ldap://" in clear and "use ldaps://" in clear
+    (empty,) = cu.cluster_users_ldap_problems({**LDAP, "uri": ""})
+    assert "cluster_users_ldap_uri is empty" in empty
+
+
+def test_a_bind_dn_needs_its_password_and_the_own_directory_its_secrets():
+    (bind,) = cu.cluster_users_ldap_problems({**LDAP, "bind_password": ""})
+    assert "come together" in bind
+    (secrets,) = cu.cluster_users_ldap_problems(
+        {**LDAP, "admin_password": "", "tls_private_key": ""}
+    )
+    assert "cluster_users_ldap_admin_password, cluster_users_ldap_tls_private_key" in secrets
+    # the offline plan reviews a site before its vault and certificate exist
+    assert cu.cluster_users_ldap_problems({**LDAP, "admin_password": "", "plan": True}) == []
+    problems = cu.cluster_users_ldap_problems(
+        {**LDAP, "server_host": "elsewhere", "base_dn": "ou=x,dc=y"}
+    )
+    assert any("'elsewhere' is not a host of the inventory" in p for p in problems), problems
+    assert any("domain's components" in p for p in problems), problems
+
+
+def test_ssha_is_openldaps_salted_sha1_with_a_salt_fixed_by_the_seed():
+    value = cu.cluster_users_ssha("secret", "cn=admin,dc=lab lab")
+    raw = base64.b64decode(value.removeprefix("{SSHA}"))
+    digest, salt = raw[:20], raw[20:]
+    assert value.startswith("{SSHA}") and len(salt) == 8
+    assert hashlib.sha1(b"secret" + salt).digest() == digest  # what slapd checks a bind with
+    assert cu.cluster_users_ssha("secret", "cn=admin,dc=lab lab") == value  # a re-run compares
+    assert cu.cluster_users_ssha("secret", "cn=admin,dc=other other") != value
+
+
+def test_the_entries_are_rfc2307_with_the_inventorys_ids_and_hash():
+    wanted = cu.cluster_users_ldap_entries(USERS, GROUPS, SETTINGS)
+    dns = [e["dn"] for e in wanted["present"]]
+    assert dns == [
+        "ou=people,dc=lab,dc=example",
+        "ou=groups,dc=lab,dc=example",
+        "cn=dlusers,ou=groups,dc=lab,dc=example",
+        "cn=gpu,ou=groups,dc=lab,dc=example",
+        "uid=alice,ou=people,dc=lab,dc=example",
+        "uid=bob,ou=people,dc=lab,dc=example",
+        "cn=sssd,dc=lab,dc=example",
+    ]  # parents first
+    by_dn = {e["dn"]: e for e in wanted["present"]}
+    alice = by_dn["uid=alice,ou=people,dc=lab,dc=example"]
+    assert alice["objectClass"] == ["inetOrgPerson", "posixAccount", "shadowAccount"]
+    assert alice["attributes"]["uidNumber"] == ["5001"]
+    assert alice["attributes"]["gidNumber"] == ["5000"]
+    assert alice["attributes"]["homeDirectory"] == ["/home/alice"]
+    assert alice["attributes"]["userPassword"] == ["{CRYPT}" + HASH]
+    # a group lists its other members, as /etc/group does; primary members are by gidNumber
+    assert by_dn["cn=gpu,ou=groups,dc=lab,dc=example"]["attributes"]["memberUid"] == ["alice"]
+    assert by_dn["cn=dlusers,ou=groups,dc=lab,dc=example"]["attributes"]["memberUid"] == []
+    gone = cu.cluster_users_ldap_entries([{**USERS[1], "state": "absent"}], GROUPS, SETTINGS)
+    assert gone["absent"] == ["uid=bob,ou=people,dc=lab,dc=example"]
+    assert "uid=bob,ou=people,dc=lab,dc=example" not in [e["dn"] for e in gone["present"]]
+
+
+def _as_read(wanted):
+    """What ldap_search returns for a directory that holds `wanted`: a value a string where
+    the attribute has one, a list where several, no key where none."""
+    read = []
+    for entry in wanted["present"]:
+        found = {"dn": entry["dn"]}
+        for attribute, values in entry["attributes"].items():
+            if values:
+                found[attribute] = values[0] if len(values) == 1 else list(values)
+        read.append(found)
+    return read
+
+
+def test_a_converged_directory_gets_no_write():
+    wanted = cu.cluster_users_ldap_entries(USERS, GROUPS, SETTINGS)
+    assert cu.cluster_users_ldap_writes(wanted, _as_read(wanted)) == []
+    # DNs and attribute names compare as LDAP does, without case; a set's order is free
+    read = _as_read(wanted)
+    read[0] = {**read[0], "dn": read[0]["dn"].upper()}
+    two = cu.cluster_users_ldap_entries(
+        [{**USERS[0]}, {**USERS[1], "groups": ["gpu"]}], GROUPS, SETTINGS
+    )
+    read_two = _as_read(two)
+    for entry in read_two:
+        if entry["dn"].startswith("cn=gpu"):
+            entry["memberUid"] = ["bob", "alice"]
+            entry["GIDNUMBER"] = entry.pop("gidNumber")
+    assert cu.cluster_users_ldap_writes(wanted, read) == []
+    assert cu.cluster_users_ldap_writes(two, read_two) == []
+
+
+def test_only_what_is_missing_or_differs_is_written():
+    wanted = cu.cluster_users_ldap_entries(USERS, GROUPS, SETTINGS)
+    read = [e for e in _as_read(wanted) if not e["dn"].startswith("uid=bob")]
+    for entry in read:
+        if entry["dn"].startswith("uid=alice"):
+            entry["loginShell"] = "/bin/sh"  # a hand edit in the directory
+        if entry["dn"].startswith("cn=dlusers"):
+            entry["memberUid"] = "mallory"  # someone added by hand to the group
+    writes = cu.cluster_users_ldap_writes(wanted, read)
+    assert writes == [
+        {"action": "modify", "dn": "cn=dlusers,ou=groups,dc=lab,dc=example",
+         "attributes": {"memberUid": []}},
+        {"action": "modify", "dn": "uid=alice,ou=people,dc=lab,dc=example",
+         "attributes": {"loginShell": ["/bin/bash"]}},
+        {
+            "action": "add",
+            "dn": "uid=bob,ou=people,dc=lab,dc=example",
+            "objectClass": ["inetOrgPerson", "posixAccount", "shadowAccount"],
+            "attributes": {
+                k: v for k, v in wanted["present"][5]["attributes"].items() if v
+            },
+        },
+    ]  # fmt: skip
+    # a user listed as absent is deleted while the directory holds it, then nothing
+    gone = cu.cluster_users_ldap_entries(
+        [USERS[0], {**USERS[1], "state": "absent"}], GROUPS, SETTINGS
+    )
+    assert {"action": "delete", "dn": "uid=bob,ou=people,dc=lab,dc=example"} in (
+        cu.cluster_users_ldap_writes(gone, _as_read(wanted))
+    )
+    assert cu.cluster_users_ldap_writes(gone, _as_read(gone)) == []
+
+
+CONFIG = [
+    {"dn": "cn=config", "olcTLSCertificateFile": "/etc/ldap/tls/slapd.crt",
+     "olcTLSCertificateKeyFile": "/etc/ldap/tls/slapd.key"},
+    {"dn": "olcDatabase={1}mdb,cn=config", "olcSuffix": "dc=lab,dc=example",
+     "olcRootPW": "{SSHA}x"},
+]  # fmt: skip
+SLAPD = {
+    "suffix": "dc=lab,dc=example",
+    "global": {"olcTLSCertificateFile": "/etc/ldap/tls/slapd.crt",
+               "olcTLSCertificateKeyFile": "/etc/ldap/tls/slapd.key"},
+    "database": {"olcRootPW": "{SSHA}x"},
+}  # fmt: skip
+
+
+def test_slapds_settings_are_written_only_where_they_differ():
+    assert cu.cluster_users_slapd_writes(CONFIG, SLAPD) == []
+    fresh = [{"dn": "cn=config"},
+             {"dn": "olcDatabase={1}mdb,cn=config", "olcSuffix": "dc=lab,dc=example",
+              "olcRootPW": "{SSHA}random"}]  # fmt: skip
+    assert cu.cluster_users_slapd_writes(fresh, SLAPD) == [
+        {"dn": "cn=config", "attributes": SLAPD["global"]},
+        {"dn": "olcDatabase={1}mdb,cn=config", "attributes": {"olcRootPW": "{SSHA}x"}},
+    ]
+
+
+def test_a_directory_made_for_another_base_dn_is_not_rewritten():
+    other = [CONFIG[0], {**CONFIG[1], "olcSuffix": "dc=nodomain"}]
+    try:
+        cu.cluster_users_slapd_writes(other, SLAPD)
+    except ValueError as error:
+        assert "slapd serves dc=nodomain, not dc=lab,dc=example" in str(error)
+    else:
+        raise AssertionError("a directory for another suffix was taken")
+
+
+def test_the_homes_as_host_state_reads_them():
+    users = [*USERS, {**USERS[0], "name": "eve", "state": "absent"}]
+    assert cu.cluster_users_home_dirs(users, "/home/", "0700") == [
+        {"path": "/home/alice", "state": "directory", "owner": "alice", "group": "dlusers",
+         "mode": "0700"},
+        {"path": "/home/bob", "state": "directory", "owner": "bob", "group": "dlusers",
+         "mode": "0700"},
+    ]  # fmt: skip

@@ -27,6 +27,8 @@ FAKE_SECRETS = {
     "DLCLUSTER_SWITCH_PASSWORD": "example-switch",
     "DLCLUSTER_NGC_API_KEY": "example-ngc",
     "DLCLUSTER_IDRAC_PASSWORD": "example-idrac",
+    "DLCLUSTER_LDAP_ADMIN_PASSWORD": "example-ldap-admin",
+    "DLCLUSTER_LDAP_BIND_PASSWORD": "example-ldap-bind",
 }
 
 

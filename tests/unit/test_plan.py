@@ -27,11 +27,27 @@ SECRETS = {
     "DLCLUSTER_SWITCH_PASSWORD": "example-switch",
     "DLCLUSTER_NGC_API_KEY": "example-ngc",
     "DLCLUSTER_IDRAC_PASSWORD": "example-idrac",
+    "DLCLUSTER_LDAP_ADMIN_PASSWORD": "example-ldap-admin",
+    "DLCLUSTER_LDAP_BIND_PASSWORD": "example-ldap-bind",
 }
 PAPERS_DATA_OPTIONS_000 = "rsize=524288,wsize=524288,nolock,soft,timeo=50,retrans=1,proto=tcp"
 
 
+# What `lab up` makes under the lab's state and the lab inventory reads as PEM (the
+# directory's certificate and key): stand-ins of the right form, never used, since a
+# guarded run contacts nothing.
+LAB_STATE_PEM = {
+    "pki/ldap.crt": "-----BEGIN CERTIFICATE-----\nstand-in\n-----END CERTIFICATE-----\n",
+    "pki/ldap.key": "-----BEGIN PRIVATE KEY-----\nstand-in\n-----END PRIVATE KEY-----\n",
+}
+
+
 def guarded_run(argv: list[str], log: Path) -> subprocess.CompletedProcess[str]:
+    for name, text in LAB_STATE_PEM.items():
+        path = log.parent / "lab-state" / name
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
     env = {
         **os.environ,
         **SECRETS,
@@ -429,3 +445,27 @@ def test_readysolution_nfs_share_follows_seed_004(plans):
     for address in ("10.10.1.1", "10.10.1.2", "10.10.1.3", "10.10.1.4"):
         assert f"{address}(rw,sync,no_subtree_check,no_root_squash)" in home
     assert "10.20.0." not in home  # not the Isilon network
+
+
+def test_readysolution_users_are_in_the_head_nodes_directory(plans):
+    """seed 004 §2.7: the portal "integrates with LDAP for user management": the head node
+    runs the directory over ldaps:// only, every server reads it through sssd, and the plan
+    shows the entries without a secret (the environment's passwords are not in it)."""
+    plan, result, _ = plans["readysolution"]
+    assert result.returncode == 0, result.stdout[-2000:]
+    head = plan / "servers" / "headnode"
+    assert 'SLAPD_SERVICES="ldaps:/// ldapi:///"' in (head / "etc/default/slapd").read_text()
+    ldif = (head / "directory.ldif").read_text()
+    assert "dn: uid=user1,ou=people,dc=readysolution,dc=example" in ldif
+    assert "uidNumber: 5001" in ldif and "objectClass: posixAccount" in ldif
+    assert "dn: cn=sssd,dc=readysolution,dc=example" in ldif
+    for server in ("headnode", "node001", "node004"):
+        sssd = (plan / "servers" / server / "etc/sssd/sssd.conf").read_text()
+        assert "ldap_uri = ldaps://headnode" in sssd and "ldap_tls_reqcert = demand" in sssd
+        assert "ldap_default_bind_dn = cn=sssd,dc=readysolution,dc=example" in sssd
+    every_file = "".join(p.read_text() for p in plan.rglob("*") if p.is_file())
+    for secret in (
+        SECRETS["DLCLUSTER_LDAP_ADMIN_PASSWORD"],
+        SECRETS["DLCLUSTER_LDAP_BIND_PASSWORD"],
+    ):
+        assert secret not in every_file
