@@ -94,7 +94,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "jupyterhub_hub_port": (1, 65535),
     "slurm_controller_port": (1, 65535),
     "slurm_report_wait": (1, None),
-    "slurm_health_check_interval": (0, None),  # 0: no health check
+    "slurm_health_check_interval": (1, None),  # slurm_health_check=false runs none
     "slurm_health_check_services[].port": (1, 65535),
     "slurm_qos[].priority": (0, None),
     "slurm_accounts[].fairshare": (1, None),

@@ -487,6 +487,12 @@ PREFLIGHT_CASES = [
         "cluster_users: user alice has uid 100, below 1000 (the operating system's own range)",
     ),
     (
+        "health_check_interval_of_zero",
+        {},
+        {"slurm_health_check_interval": 0},
+        "slurm_health_check_interval is 0; allowed: 1..",
+    ),
+    (
         "directory_uri_without_scheme",
         {},
         {
