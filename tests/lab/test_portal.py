@@ -235,6 +235,29 @@ def test_the_hub_restarts_without_losing_the_server(bob_server):
     assert bob.get(f"{URL}/user/bob/api/status", timeout=60).status_code == 200
 
 
+def test_an_idle_server_is_culled_and_its_slurm_job_ends(bob_server):
+    """The culler as the hub runs it (its service's token and API URL, read from the
+    running culler's environment on the head node, so with exactly its role's scopes),
+    with a lab-short timeout instead of the site's hour: bob's server, idle since the
+    tests above, is stopped through the hub, and its Slurm job ends, its GPU back."""
+    bob, _ = bob_server
+    assert len(squeue("bob")) == 1  # the server runs as one Slurm job
+    head = docker_host(HEAD)
+    pid = head.check_output("pgrep -o -f jupyterhub_idle_culler").strip()
+    time.sleep(16)  # idle for longer than the short timeout below
+    culled = head.run(
+        f"export $(tr '\\0' '\\n' < /proc/{pid}/environ | grep -E '^JUPYTERHUB_API_(TOKEN|URL)=');"
+        " timeout 25 /opt/jupyterhub/bin/python3 -m jupyterhub_idle_culler"
+        " --timeout=15 --cull-every=5 2>&1"
+    )
+    deadline = time.monotonic() + 60  # batchspawner cancels the job; Slurm ends it
+    while squeue("bob") and time.monotonic() < deadline:
+        time.sleep(2)
+    assert "Culling server bob" in culled.stdout, culled.stdout[-2000:]
+    assert squeue("bob") == [], culled.stdout[-2000:]
+    assert not server_of(bob, "bob"), "the hub still lists bob's server"
+
+
 def _spawn(session: requests.Session, gpus: str = "1") -> None:
     data = {"gpus": gpus, "partition": "hipri", "_xsrf": session.cookies.get("_xsrf", path="/hub/")}
     assert session.post(f"{URL}/hub/spawn", data=data, timeout=120).status_code == 200
