@@ -95,6 +95,15 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "slurm_controller_port": (1, 65535),
     "slurm_report_wait": (1, None),
     "slurm_health_check_interval": (1, None),  # slurm_health_check=false runs none
+    "monitoring_scrape_interval": (1, None),
+    "monitoring_retention_days": (1, None),
+    "monitoring_prometheus_port": (1, 65535),
+    "monitoring_alertmanager_port": (1, 65535),
+    "monitoring_node_exporter_port": (1, 65535),
+    "monitoring_gpu_exporter_port": (1, 65535),
+    "monitoring_slurm_exporter_port": (1, 65535),
+    "monitoring_gpus": (0, None),
+    "monitoring_gpu_temperature_limit": (1, 150),
     "slurm_health_check_services[].port": (1, 65535),
     "slurm_qos[].priority": (0, None),
     "slurm_accounts[].fairshare": (1, None),
@@ -245,6 +254,13 @@ KINDS: dict[str, Format] = {
         "ldap.example.org",
     ),
     # RFC 4514's attribute=value, comma-separated (values without , = or + here)
+    # an SMTP relay as Alertmanager's smtp_smarthost takes it
+    "host_port": Format(
+        _pattern(r"[A-Za-z0-9.-]+:[0-9]{1,5}|\[[0-9A-Fa-f:.]+\]:[0-9]{1,5}"),
+        "host:port",
+        "mail.example.org",
+    ),
+    "email": Format(_pattern(r"[^\s@]+@[^\s@]+\.[^\s@]+"), "an email address", "ops"),
     "ldap_dn": Format(
         _pattern(r"[A-Za-z][A-Za-z0-9-]*=[^,=+]+(,\s*[A-Za-z][A-Za-z0-9-]*=[^,=+]+)*"),
         "an LDAP DN (attribute=value, comma-separated: dc=example,dc=org)",
@@ -468,6 +484,15 @@ FORMATS: dict[str, str] = {
     "cluster_users_default_shell": "absolute_path",
     "cluster_users_home_mode": "octal_mode",
     "cluster_users_ldap_uri": "ldap_uri",
+    # monitoring
+    "monitoring_group": "ansible_group",
+    "monitoring_server_groups[]": "ansible_group",
+    "monitoring_listen_address": "ip_address",
+    "monitoring_alert_receivers[].name": "name",
+    "monitoring_alert_receivers[].email": "email",
+    "monitoring_alert_receivers[].webhook_url": "url",
+    "monitoring_smtp_smarthost": "host_port",
+    "monitoring_smtp_from": "email",
     "cluster_users_ldap_base_dn": "ldap_dn",
     "cluster_users_ldap_users_ou": "ldap_dn",
     "cluster_users_ldap_groups_ou": "ldap_dn",
@@ -653,6 +678,10 @@ FREE_TEXT: dict[str, str] = {
     "cluster_users_accounts[].comment": "a full name (GECOS)",
     "cluster_users_ldap_admin_password": "a secret",
     "cluster_users_ldap_bind_password": "a secret",
+    "monitoring_slurm_host": (
+        "an inventory host, or empty on a site without a head node; monitoring's preflight"
+        " checks it"
+    ),
     "cluster_users_ldap_server_host": (
         "an inventory host, or empty on a site without a head node; cluster_users' preflight"
         " checks it where the directory runs"

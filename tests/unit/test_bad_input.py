@@ -493,6 +493,24 @@ PREFLIGHT_CASES = [
         "slurm_health_check_interval is 0; allowed: 1..",
     ),
     (
+        "monitoring_slurm_host_unknown",
+        {"monitoring": {"gpu-1": {}}},
+        {"monitoring_slurm_host": "nohost"},
+        "monitoring: monitoring_slurm_host 'nohost' is not a host of the inventory",
+    ),
+    (
+        "monitoring_scrape_interval_longer_than_the_retention",
+        {"monitoring": {"gpu-1": {}}},
+        {"monitoring_scrape_interval": 172800, "monitoring_retention_days": 1},
+        "monitoring: monitoring_scrape_interval 172800 s is longer than the retention (1 days)",
+    ),
+    (
+        "monitoring_receiver_without_address",
+        {"monitoring": {"gpu-1": {}}},
+        {"monitoring_alert_receivers": [{"name": "ops"}]},
+        "monitoring: alert receiver 'ops' has no address (email or webhook_url)",
+    ),
+    (
         "directory_uri_without_scheme",
         {},
         {

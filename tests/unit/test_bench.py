@@ -28,7 +28,9 @@ def _hosts(inventory: dict) -> dict[str, dict]:
     found: dict[str, dict] = {}
 
     def walk(group: dict) -> None:
-        found.update(group.get("hosts") or {})
+        # a host listed again in another group (monitoring: lab-head:) brings no variables
+        for name, variables in (group.get("hosts") or {}).items():
+            found.setdefault(name, {}).update(variables or {})
         for child in (group.get("children") or {}).values():
             walk(child or {})
 

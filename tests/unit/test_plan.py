@@ -469,3 +469,32 @@ def test_readysolution_users_are_in_the_head_nodes_directory(plans):
         SECRETS["DLCLUSTER_LDAP_BIND_PASSWORD"],
     ):
         assert secret not in every_file
+
+
+@pytest.mark.parametrize("site", SITES)
+def test_every_site_plans_its_monitoring(plans, site):
+    """Prometheus on the first host of the site's `monitoring` group scrapes node_exporter
+    on every server and the GPU exporter on each GPU server, with the alert rules and
+    Alertmanager's routes beside it."""
+    plan, result, _ = plans[site]
+    assert result.returncode == 0, result.stdout[-2000:]
+    inventory = _inventory(site)
+    (monitor,) = inventory["monitoring"]["hosts"][:1]
+    config = yaml.safe_load(
+        (plan / "servers" / monitor / "etc/prometheus/prometheus.yml").read_text()
+    )
+    jobs = {job["job_name"]: job["static_configs"] for job in config["scrape_configs"]}
+    instances = {
+        job: [group["labels"]["instance"] for group in groups] for job, groups in jobs.items()
+    }
+    compute = inventory["compute"]["hosts"]
+    head = inventory.get("head", {}).get("hosts", [])
+    assert set(instances["node"]) == set(head) | set(compute)
+    assert instances["gpu"] == compute
+    assert instances.get("slurm", []) == head[:1]
+    rules = yaml.safe_load(
+        (plan / "servers" / monitor / "etc/prometheus/dlcluster-alerts.yml").read_text()
+    )
+    names = {rule["alert"] for group in rules["groups"] for rule in group["rules"]}
+    assert {"TargetDown", "SlurmNodeDrained", "GpuMissing"} <= names
+    assert (plan / "servers" / monitor / "etc/prometheus/alertmanager.yml").is_file()

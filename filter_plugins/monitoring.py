@@ -1,0 +1,130 @@
+"""The monitoring role's decisions: what preflight refuses, what Prometheus scrapes, the
+files host_state compares.
+
+Pure functions, unit-tested (tests/unit/test_monitoring.py).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+# Each exporter: the scrape job's name, the port variable, and which hosts run it.
+JOBS = ("node", "gpu", "slurm")
+
+
+def monitoring_listen_of(host_vars: Mapping[str, Any]) -> str:
+    """The address a host's exporters listen on, as the role's default gives it: its own
+    monitoring_listen_address, else its cluster_data_address."""
+    return str(
+        host_vars.get("monitoring_listen_address") or host_vars.get("cluster_data_address") or ""
+    )
+
+
+def monitoring_problems(settings: Mapping[str, Any]) -> list[str]:
+    """The monitoring settings a run could not use: refused in preflight, before any
+    change. `settings`: group, monitoring_hosts, slurm_host, inventory_hosts,
+    scrape_interval, retention_days, receivers, smtp_smarthost, smtp_from,
+    listen_addresses ({watched host: address})."""
+    problems: list[str] = []
+    inventory = set(settings.get("inventory_hosts") or [])
+    slurm_host = settings.get("slurm_host")
+    if slurm_host and slurm_host not in inventory:
+        problems.append(
+            f"monitoring: monitoring_slurm_host {slurm_host!r} is not a host of the inventory"
+            " (the Slurm controller's host, whose exporter Prometheus scrapes)"
+        )
+    if not settings.get("monitoring_hosts"):
+        return problems  # no monitoring group: the layer is skipped, nothing else is used
+    for host, address in sorted((settings.get("listen_addresses") or {}).items()):
+        try:
+            ipaddress.ip_address(str(address))
+        except ValueError:
+            problems.append(
+                f"monitoring: {host} has no address to listen on ({address!r}): set"
+                " monitoring_listen_address or cluster_data_address"
+            )
+    try:
+        interval = int(settings.get("scrape_interval"))
+        retention = int(settings.get("retention_days")) * 86400
+    except (TypeError, ValueError):
+        pass  # the role contract names a value that is not a number
+    else:
+        if interval > retention:
+            problems.append(
+                f"monitoring: monitoring_scrape_interval {interval} s is longer than the"
+                f" retention ({settings.get('retention_days')} days): nothing would be kept"
+                " between two scrapes"
+            )
+    names = []
+    for receiver in settings.get("receivers") or []:
+        name = receiver.get("name")
+        names.append(name)
+        if not receiver.get("email") and not receiver.get("webhook_url"):
+            problems.append(
+                f"monitoring: alert receiver {name!r} has no address (email or webhook_url):"
+                " its alerts would go nowhere"
+            )
+        if receiver.get("email") and not (
+            settings.get("smtp_smarthost") and settings.get("smtp_from")
+        ):
+            problems.append(
+                f"monitoring: alert receiver {name!r} sends email, but monitoring_smtp_smarthost"
+                " or monitoring_smtp_from is empty"
+            )
+    for name in sorted({n for n in names if names.count(n) > 1}, key=str):
+        problems.append(f"monitoring: alert receiver {name!r} is listed twice")
+    return problems
+
+
+def monitoring_targets(
+    watched: Sequence[str],
+    hostvars: Mapping[str, Mapping[str, Any]],
+    gpu_hosts: Sequence[str],
+    slurm_host: str,
+    ports: Mapping[str, Any],
+) -> dict[str, list[dict[str, str]]]:
+    """Prometheus' scrape targets by job: `node` on every watched host, `gpu` on the GPU
+    servers among them, `slurm` on the Slurm host; each `{instance, address}`, the
+    instance named as the inventory names the host."""
+    targets: dict[str, list[dict[str, str]]] = {job: [] for job in JOBS}
+    for host in watched:
+        address = monitoring_listen_of(hostvars[host])
+        literal = f"[{address}]" if ":" in address else address
+        jobs = ["node"] + (["gpu"] if host in gpu_hosts else [])
+        jobs += ["slurm"] if host == slurm_host else []
+        for job in jobs:
+            targets[job].append({"instance": host, "address": f"{literal}:{int(ports[job])}"})
+    return targets
+
+
+def monitoring_host_state_files(files: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The role's files as host_state compares them: a template rendered, a role file
+    copied, root's, with its mode."""
+    entries = []
+    for item in files:
+        entry: dict[str, Any] = {
+            "path": item["dest"],
+            "owner": "root",
+            "group": "root",
+            "mode": str(item.get("mode") or "0644"),
+        }
+        if "src" in item:
+            entry["template"] = item["src"]
+        else:
+            entry["source"] = item["file"]
+        entries.append(entry)
+    return entries
+
+
+class FilterModule:
+    """The monitoring role's decisions."""
+
+    def filters(self) -> dict[str, Any]:
+        return {
+            "monitoring_listen_of": monitoring_listen_of,
+            "monitoring_problems": monitoring_problems,
+            "monitoring_targets": monitoring_targets,
+            "monitoring_host_state_files": monitoring_host_state_files,
+        }

@@ -1,0 +1,200 @@
+"""The monitoring role's decisions (filter_plugins/monitoring.py) and dlcluster's exporter
+(roles/monitoring/files/dlcluster-exporter): what it reads from nvidia-smi and Slurm, and
+what it serves, with the Prometheus client Debian 12 ships."""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import os
+import stat
+from pathlib import Path
+
+from prometheus_client import CollectorRegistry, generate_latest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load(name: str, path: Path):
+    loader = importlib.machinery.SourceFileLoader(name, str(path))
+    spec = importlib.util.spec_from_loader(name, loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+mon = _load("monitoring_filters", ROOT / "filter_plugins" / "monitoring.py")
+exporter = _load(
+    "dlcluster_exporter", ROOT / "roles" / "monitoring" / "files" / "dlcluster-exporter"
+)
+
+SMI = (
+    "0, GPU-aaaa, 42, 1024, 16384, 61, 250.52, 0\n"
+    "1, GPU-bbbb, [N/A], 0, 16384, 35, [Not Supported], 2\n"
+)
+# scontrol show node -o, as Slurm 22.05 prints it (fields trimmed to those read)
+SCONTROL = (
+    "NodeName=gpu-1 Arch=x86_64 CPUAlloc=8 CPUTot=40 Gres=gpu:4 GresUsed=gpu:2(IDX:0-1)"
+    " State=MIXED ThreadsPerCore=1 RealMemory=384000\n"
+    "NodeName=gpu-2 Arch=x86_64 CPUAlloc=0 CPUTot=40 Gres=gpu:v100:4(S:0-1)"
+    " GresUsed=gpu:v100:0(IDX:N/A) State=IDLE+DRAIN ThreadsPerCore=1"
+    " Reason=dlcluster-health: 3 of 4 GPU device files [root@2026-11-27T10:00:00]\n"
+    "NodeName=gpu-3 Arch=x86_64 Gres=gpu:4 GresUsed=gpu:0(IDX:N/A) State=DOWN*"
+    " Reason=Not responding [slurm@2026-11-27T10:05:00]\n"
+)
+SQUEUE = "RUNNING|hipri\nRUNNING|hipri\nPENDING|sxm2\n"
+
+
+def test_nvidia_smi_lines_become_gpus_and_unreported_fields_none():
+    gpus = exporter.parse_nvidia_smi(SMI + "garbage\n")
+    assert [g["uuid"] for g in gpus] == ["GPU-aaaa", "GPU-bbbb"]
+    assert gpus[0]["utilization.gpu"] == 42.0 and gpus[0]["power.draw"] == 250.52
+    assert gpus[1]["utilization.gpu"] is None and gpus[1]["power.draw"] is None
+    assert gpus[1]["ecc.errors.uncorrected.volatile.total"] == 2.0
+
+
+def test_scontrol_nodes_give_state_reason_and_gpus():
+    nodes = {n["node"]: n for n in exporter.parse_scontrol_nodes(SCONTROL)}
+    assert nodes["gpu-1"] == {"node": "gpu-1", "state": "mixed", "gpus": 4, "gpus_allocated": 2,
+                              "reason": ""}  # fmt: skip
+    assert nodes["gpu-2"]["state"] == "idle+drain"
+    assert nodes["gpu-2"]["reason"] == "dlcluster-health: 3 of 4 GPU device files"
+    assert (nodes["gpu-2"]["gpus"], nodes["gpu-2"]["gpus_allocated"]) == (4, 0)
+    assert nodes["gpu-3"]["state"] == "down"  # the not-responding flag dropped
+    assert exporter.parse_squeue(SQUEUE) == {("running", "hipri"): 2, ("pending", "sxm2"): 1}
+
+
+def _serve(collector) -> str:
+    registry = CollectorRegistry()
+    registry.register(collector)
+    return generate_latest(registry).decode()
+
+
+def _fake(tmp_path: Path, name: str, output: str, rc: int = 0) -> None:
+    script = tmp_path / name
+    script.write_text(f"#!/bin/sh\ncat <<'EOF'\n{output}EOF\nexit {rc}\n")
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+
+
+def test_the_gpu_exporter_serves_device_files_and_nvidia_smis_readings(tmp_path, monkeypatch):
+    for index in range(3):
+        (tmp_path / f"nvidia{index}").touch()
+    _fake(tmp_path, "nvidia-smi", SMI)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    text = _serve(exporter.GpuCollector(4, str(tmp_path / "nvidia[0-9]*"), "nvidia-smi"))
+    assert "dlcluster_gpu_device_files 3.0" in text
+    assert "dlcluster_gpu_expected 4.0" in text
+    assert "dlcluster_gpu_nvidia_smi_up 1.0" in text
+    assert 'dlcluster_gpu_utilization_ratio{gpu="0",uuid="GPU-aaaa"} 0.42' in text
+    assert 'dlcluster_gpu_memory_used_bytes{gpu="0",uuid="GPU-aaaa"} 1.073741824e+09' in text
+    assert 'dlcluster_gpu_power_watts{gpu="0",uuid="GPU-aaaa"} 250.52' in text
+    assert 'dlcluster_gpu_ecc_uncorrected_errors{gpu="1",uuid="GPU-bbbb"} 2.0' in text
+    assert 'dlcluster_gpu_utilization_ratio{gpu="1"' not in text  # [N/A]: not reported
+
+
+def test_without_the_driver_the_gpu_exporter_still_counts_device_files(tmp_path):
+    text = _serve(exporter.GpuCollector(4, str(tmp_path / "nvidia[0-9]*"), "no-such-nvidia-smi"))
+    assert "dlcluster_gpu_device_files 0.0" in text
+    assert "dlcluster_gpu_nvidia_smi_up 0.0" in text
+    assert "dlcluster_gpu_utilization_ratio" not in text  # nothing but what was read
+
+
+def test_the_slurm_exporter_serves_nodes_jobs_and_gpus(tmp_path, monkeypatch):
+    _fake(tmp_path, "scontrol", SCONTROL)
+    _fake(tmp_path, "squeue", SQUEUE)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    text = _serve(exporter.SlurmCollector())
+    assert "dlcluster_slurm_up 1.0" in text
+    assert 'dlcluster_slurm_node_state{node="gpu-2",state="idle+drain"} 1.0' in text
+    assert (
+        'dlcluster_slurm_node_reason_info{node="gpu-2",'
+        'reason="dlcluster-health: 3 of 4 GPU device files"} 1.0'
+    ) in text
+    assert 'dlcluster_slurm_node_gpus_allocated{node="gpu-1"} 2.0' in text
+    assert 'dlcluster_slurm_jobs{partition="hipri",state="running"} 2.0' in text
+
+
+def test_slurm_not_answering_is_said_not_hidden(tmp_path, monkeypatch):
+    _fake(tmp_path, "scontrol", "", rc=1)
+    _fake(tmp_path, "squeue", "", rc=1)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    text = _serve(exporter.SlurmCollector())
+    assert "dlcluster_slurm_up 0.0" in text and "dlcluster_slurm_node_state{" not in text
+
+
+SETTINGS = {
+    "group": "monitoring",
+    "monitoring_hosts": ["head"],
+    "slurm_host": "head",
+    "inventory_hosts": ["head", "gpu-1", "gpu-2"],
+    "scrape_interval": 15,
+    "retention_days": 30,
+    "receivers": [{"name": "ops", "webhook_url": "https://chat.example.org/hook"}],
+    "smtp_smarthost": "",
+    "smtp_from": "",
+    "listen_addresses": {"head": "10.0.0.1", "gpu-1": "10.0.0.11", "gpu-2": "10.0.0.12"},
+}
+
+
+def test_good_settings_have_no_problem():
+    assert mon.monitoring_problems(SETTINGS) == []
+    # no monitoring host: the layer is skipped, only the Slurm host is still a host
+    assert (
+        mon.monitoring_problems({**SETTINGS, "monitoring_hosts": [], "listen_addresses": {}}) == []
+    )
+
+
+def test_an_unknown_host_a_long_interval_and_a_receiver_without_address_are_refused():
+    problems = mon.monitoring_problems(
+        {
+            **SETTINGS,
+            "slurm_host": "nohost",
+            "scrape_interval": 3 * 86400,
+            "retention_days": 2,
+            "receivers": [{"name": "ops"}, {"name": "mail", "email": "ops@example.org"}],
+            "listen_addresses": {**SETTINGS["listen_addresses"], "gpu-2": ""},
+        }
+    )
+    assert problems == [
+        "monitoring: monitoring_slurm_host 'nohost' is not a host of the inventory (the Slurm"
+        " controller's host, whose exporter Prometheus scrapes)",
+        "monitoring: gpu-2 has no address to listen on (''): set monitoring_listen_address or"
+        " cluster_data_address",
+        "monitoring: monitoring_scrape_interval 259200 s is longer than the retention (2 days):"
+        " nothing would be kept between two scrapes",
+        "monitoring: alert receiver 'ops' has no address (email or webhook_url): its alerts"
+        " would go nowhere",
+        "monitoring: alert receiver 'mail' sends email, but monitoring_smtp_smarthost or"
+        " monitoring_smtp_from is empty",
+    ]
+
+
+def test_targets_name_each_host_as_the_inventory_does():
+    hostvars = {
+        "head": {"cluster_data_address": "10.0.0.1"},
+        "gpu-1": {"cluster_data_address": "10.0.0.11"},
+        "gpu-2": {"cluster_data_address": "10.0.0.12", "monitoring_listen_address": "fd00::12"},
+    }
+    targets = mon.monitoring_targets(
+        ["head", "gpu-1", "gpu-2"], hostvars, ["gpu-1", "gpu-2"], "head",
+        {"node": 9100, "gpu": 9835, "slurm": "9341"},
+    )  # fmt: skip
+    assert targets["node"] == [
+        {"instance": "head", "address": "10.0.0.1:9100"},
+        {"instance": "gpu-1", "address": "10.0.0.11:9100"},
+        {"instance": "gpu-2", "address": "[fd00::12]:9100"},
+    ]
+    assert [t["instance"] for t in targets["gpu"]] == ["gpu-1", "gpu-2"]
+    assert targets["slurm"] == [{"instance": "head", "address": "10.0.0.1:9341"}]
+
+
+def test_the_files_as_host_state_reads_them():
+    assert mon.monitoring_host_state_files(
+        [{"dest": "/etc/default/x", "src": "x.j2", "service": "x"},
+         {"dest": "/usr/local/sbin/e", "file": "e", "mode": "0755", "service": ""}]
+    ) == [
+        {"path": "/etc/default/x", "owner": "root", "group": "root", "mode": "0644",
+         "template": "x.j2"},
+        {"path": "/usr/local/sbin/e", "owner": "root", "group": "root", "mode": "0755",
+         "source": "e"},
+    ]  # fmt: skip
