@@ -417,6 +417,13 @@ def test_readysolution_slurm_follows_seed_004(plans):
     assert "NodeName=node004 Name=gpu File=/dev/nvidia3" in gres
     cgroup = (slurm / "cgroup.conf").read_text()
     assert "ConstrainDevices=yes" in cgroup
+    # accounting in slurmdbd, its password not in the plan; each node's health check
+    assert "AccountingStorageType=accounting_storage/slurmdbd" in conf
+    assert "HealthCheckProgram=/usr/local/sbin/dlcluster-healthcheck" in conf
+    dbd = (slurm / "slurmdbd.conf").read_text()
+    assert "DbdHost=headnode" in dbd and "StoragePass=(slurm_accounting_db_password" in dbd
+    check = (plan / "servers" / "node004" / "usr/local/sbin/dlcluster-healthcheck").read_text()
+    assert "NODE=node004" in check and "EXPECTED_GPUS=4" in check
 
 
 def test_readysolution_nfs_share_follows_seed_004(plans):
