@@ -379,18 +379,26 @@ def onefs_writes(
             state=export.get("state") or "present",
         )  # fmt: skip
         current = onefs.find_export(have, params["path"])
-        if current is None or params["state"] == "absent":
-            writes_it = (current is None) != (params["state"] == "absent")  # create or remove
-        else:
+        writes_it = _presence_writes(current, params)
+        if writes_it is None:
             writes_it = bool(onefs.export_change(current, onefs.export_wanted(params)))
         if writes_it:
             writes["exports"].append(params)
     return writes
 
 
-def _policy_writes(onefs: Any, current: Mapping[str, Any] | None, params: dict[str, Any]) -> bool:
+def _presence_writes(current: Mapping[str, Any] | None, params: Mapping[str, Any]) -> bool | None:
+    """Whether a create or a remove is due (the resource is there and `state: absent`, or
+    missing and wanted); None where it is there and wanted: then its fields decide."""
     if current is None or params["state"] == "absent":
-        return (current is None) != (params["state"] == "absent")  # create or remove
+        return (current is None) != (params["state"] == "absent")
+    return None
+
+
+def _policy_writes(onefs: Any, current: Mapping[str, Any] | None, params: dict[str, Any]) -> bool:
+    presence = _presence_writes(current, params)
+    if presence is not None:
+        return presence
     try:
         pattern = onefs.to_papi_pattern(params.get("file_matching_pattern"))
     except ValueError:
