@@ -238,7 +238,7 @@ def cluster_users_ldap_entries(
         {
             "dn": dn,
             "objectClass": ["organizationalUnit"],
-            "attributes": {"ou": [dn.split(",", 1)[0].split("=", 1)[1]]},
+            "attributes": {"ou": [_dn_parts(dn)[0][1]]},
         }
         for dn in (people, teams)
     ]
@@ -283,7 +283,7 @@ def cluster_users_ldap_entries(
                 "dn": bind_dn,
                 "objectClass": ["organizationalRole", "simpleSecurityObject"],
                 "attributes": {
-                    "cn": [bind_dn.split(",", 1)[0].split("=", 1)[1]],
+                    "cn": [_dn_parts(bind_dn)[0][1]],
                     "userPassword": [str(settings["bind_password_value"])],
                 },
             }
