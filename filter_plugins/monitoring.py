@@ -24,7 +24,7 @@ def monitoring_listen_of(host_vars: Mapping[str, Any]) -> str:
 
 def monitoring_problems(settings: Mapping[str, Any]) -> list[str]:
     """The monitoring settings a run could not use: refused in preflight, before any
-    change. `settings`: group, monitoring_hosts, slurm_host, inventory_hosts,
+    change. `settings`: monitoring_hosts, slurm_host, inventory_hosts,
     scrape_interval, retention_days, receivers, smtp_smarthost, smtp_from,
     listen_addresses ({watched host: address})."""
     problems: list[str] = []

@@ -123,7 +123,6 @@ def test_slurm_not_answering_is_said_not_hidden(tmp_path, monkeypatch):
 
 
 SETTINGS = {
-    "group": "monitoring",
     "monitoring_hosts": ["head"],
     "slurm_host": "head",
     "inventory_hosts": ["head", "gpu-1", "gpu-2"],
