@@ -63,7 +63,7 @@ def test_the_directory_holds_the_vaults_hash_and_checks_the_password_over_ldaps_
     assert expected.startswith("$6$") and password.isalnum()
     admin = lab_password("ldap-admin")
     entry = _ldap(
-        "ldapsearch -LLL -o ldif-wrap=no -H ldaps://lab-head -x", "-D", f"cn=admin,{BASE}",
+        f"ldapsearch -LLL -o ldif-wrap=no -H ldaps://{HEAD_ADDRESS} -x", "-D", f"cn=admin,{BASE}",
         "-w", admin, "-b", ALICE, "userPassword", "uidNumber", "gidNumber",
     )  # fmt: skip
     assert entry.rc == 0, entry.stderr
@@ -76,17 +76,20 @@ def test_the_directory_holds_the_vaults_hash_and_checks_the_password_over_ldaps_
     ]
     assert base64.b64decode(value).decode() == "{CRYPT}" + expected
     # a bind as alice with her password: what sssd's auth_provider=ldap does for PAM
-    whoami = _ldap("ldapwhoami -H ldaps://lab-head -x", "-D", ALICE, "-w", password)
+    whoami = _ldap(f"ldapwhoami -H ldaps://{HEAD_ADDRESS} -x", "-D", ALICE, "-w", password)
     assert whoami.rc == 0 and whoami.stdout.strip() == f"dn:{ALICE}", whoami.stderr
-    assert _ldap("ldapwhoami -H ldaps://lab-head -x", "-D", ALICE, "-w", "not-" + password).rc == 49
+    assert (
+        _ldap(f"ldapwhoami -H ldaps://{HEAD_ADDRESS} -x", "-D", ALICE, "-w", "not-" + password).rc
+        == 49
+    )
     # no plain LDAP: passwords never cross the network in clear
-    plain = _ldap("ldapwhoami -H ldap://lab-head -x", "-D", ALICE, "-w", password)
+    plain = _ldap(f"ldapwhoami -H ldap://{HEAD_ADDRESS} -x", "-D", ALICE, "-w", password)
     assert plain.rc != 0 and "Can't contact LDAP server" in plain.stderr, plain.stderr
 
 
 def test_sssds_bind_account_reads_the_users_but_not_their_password_hashes():
     search = _ldap(
-        "ldapsearch -LLL -H ldaps://lab-head -x", "-D", f"cn=sssd,{BASE}",
+        f"ldapsearch -LLL -H ldaps://{HEAD_ADDRESS} -x", "-D", f"cn=sssd,{BASE}",
         "-w", lab_password("ldap-sssd"), "-b", f"ou=people,{BASE}", "(uid=alice)",
         "uid", "userPassword",
     )  # fmt: skip

@@ -143,7 +143,8 @@ def test_an_mpi_job_spans_the_nodes_under_slurm():
     assert len({line[4] for line in lines}) == 2, out
 
 
-LDAP_ADMIN = ("-H", "ldaps://lab-head", "-x", "-D", "cn=admin,dc=lab,dc=dlcluster")
+HEAD_ADDRESS = load_lab_groups()["head"][HEAD]["lab_data_address"]
+LDAP_ADMIN = ("-H", f"ldaps://{HEAD_ADDRESS}", "-x", "-D", "cn=admin,dc=lab,dc=dlcluster")
 ALICE_DN = "uid=alice,ou=people,dc=lab,dc=dlcluster"
 
 
