@@ -20,6 +20,10 @@ Sources (named in brackets in the modules):
 - issues: github Isilon/isilon_sdk_python#6 (a 404 body from OneFS 8.0.0.4),
   thecodeteam/goisilon#37, dell/csm#852 (a login POST with a trailing slash is 404);
 - the papers (docs/papers.md): seed 000 §"Storage Tiering" and seed 001 (SmartPools runs
-  daily at 22:00 by default; `isi get -D` output).
+  daily at 22:00 by default; `isi get -D` output), seed 000 Appendix C (`isi statistics
+  system` and `isi statistics pstat` output);
+- statistics keys: github Isilon/isilon_stat_browser (web_app/js/keys.js, Dell's key dump
+  of a OneFS 8.0-era cluster) and github Isilon/isilon_data_insights_connector (the keys
+  and protostats fields it reads).
 What no source shows is marked unverified where it is used.
 """

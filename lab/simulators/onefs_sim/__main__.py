@@ -5,6 +5,9 @@
         --cluster-config lab-cluster.json --lnn 1 --users-file /etc/onefs-sim/users
     python3 -m onefs_sim isi get -D /ifs/data/file
 
+`serve --stats-interval S` (default 5): how often the node samples its statistics
+(statistics.py) into stats/node<LNN>.json beside the state.
+
 The isi form reads ONEFS_SIM_STATE, ONEFS_SIM_IFS_ROOT and ONEFS_SIM_CLUSTER_CONFIG.
 The cluster config names the OneFS release (lab-cluster.json: 9.10.0.0, API 21;
 lab-cluster-9.1.json: 9.1.0.0, API 11) and how long jobs run ("job_engine":
@@ -18,7 +21,7 @@ import argparse
 import os
 import sys
 
-from . import api, isi, model
+from . import api, isi, model, statistics
 
 
 def main(argv: list[str]) -> int:
@@ -42,6 +45,10 @@ def main(argv: list[str]) -> int:
     serve.add_argument("--cluster-config", required=True)
     serve.add_argument("--lnn", type=int, default=1)
     serve.add_argument("--users-file", required=True)
+    serve.add_argument(
+        "--stats-interval", type=float, default=statistics.DEFAULT_INTERVAL,
+        help="seconds between this node's statistics samples (0: none)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     host, _, port = args.listen.rpartition(":")
     store = model.Store(args.state, args.cluster_config)
@@ -49,7 +56,7 @@ def main(argv: list[str]) -> int:
         pass  # create the state from the cluster config on first start
     server = api.serve(
         (host, int(port)), store, api.read_users(args.users_file), args.ifs_root, args.lnn,
-        args.cert, args.key,
+        args.cert, args.key, args.stats_interval or None,
     )  # fmt: skip
     release = store.config["onefs_release"]
     print(

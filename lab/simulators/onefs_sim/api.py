@@ -24,7 +24,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlparse
 
-from . import jobs, listing, model, objects, releases, smartpools
+from . import jobs, listing, model, objects, releases, smartpools, statistics
 
 Handler = Callable[["Request"], tuple[int, Any]]
 SESSION_TIMEOUT_ABSOLUTE = 14400
@@ -86,10 +86,18 @@ TIERS = {1, 16}
 NODEPOOLS = {1, 3, 9, 16, 22}
 
 
+def _with_usage(req: Request) -> tuple[dict[str, Any], dict[str, dict[str, int]]]:
+    """The state and the node pools' used bytes (statistics.pool_used_bytes), counted
+    after the lock is released: a walk over /ifs must not hold up the other nodes."""
+    with _state(req) as state:
+        pass
+    return state, statistics.pool_used_bytes(state, req.server.ifs_root)
+
+
 @route("GET", "storagepool/tiers", TIERS)
 def list_tiers(req: Request) -> tuple[int, Any]:
-    with _state(req) as state:
-        tiers = [model.tier_view(state, t, req.version) for t in state["tiers"]]
+    state, used = _with_usage(req)
+    tiers = [model.tier_view(state, t, req.version, used) for t in state["tiers"]]
     return 200, {"tiers": tiers, "total": len(tiers)}
 
 
@@ -110,9 +118,9 @@ def delete_all_tiers(req: Request) -> tuple[int, Any]:
 
 @route("GET", "storagepool/tiers/{ref}", TIERS)
 def get_tier(req: Request) -> tuple[int, Any]:
-    with _state(req) as state:
-        tier = model.find_tier(state, req.params["ref"])
-        return 200, {"tiers": [model.tier_view(state, tier, req.version)]}
+    state, used = _with_usage(req)
+    tier = model.find_tier(state, req.params["ref"])
+    return 200, {"tiers": [model.tier_view(state, tier, req.version, used)]}
 
 
 @route("PUT", "storagepool/tiers/{ref}", TIERS)
@@ -131,29 +139,31 @@ def delete_tier(req: Request) -> tuple[int, Any]:
 
 @route("GET", "storagepool/nodepools", NODEPOOLS)
 def list_nodepools(req: Request) -> tuple[int, Any]:
-    with _state(req) as state:
-        pools = [model.nodepool_view(p, req.version) for p in state["nodepools"]]
+    state, used = _with_usage(req)
+    pools = [model.nodepool_view(p, req.version, used) for p in state["nodepools"]]
     return 200, {"nodepools": pools, "total": len(pools)}
 
 
 @route("GET", "storagepool/nodepools/{ref}", NODEPOOLS)
 def get_nodepool(req: Request) -> tuple[int, Any]:
-    with _state(req) as state:
-        pool = model.find_nodepool(state, req.params["ref"])
-        return 200, {"nodepools": [model.nodepool_view(pool, req.version)]}
+    state, used = _with_usage(req)
+    pool = model.find_nodepool(state, req.params["ref"])
+    return 200, {"nodepools": [model.nodepool_view(pool, req.version, used)]}
 
 
 @route("GET", "storagepool/storagepools", {1, 3, 9, 16})
 def list_storagepools(req: Request) -> tuple[int, Any]:
     """Tiers and node pools, each with a type; toplevels hides tiered node pools."""
     toplevels = (req.arg("toplevels") or "").lower() == "true"
-    with _state(req) as state:
-        pools = [{**model.tier_view(state, t, req.version), "type": "tier"} for t in state["tiers"]]
-        pools += [
-            {**model.nodepool_view(p, req.version), "type": "nodepool"}
-            for p in state["nodepools"]
-            if not (toplevels and p["tier"])
-        ]
+    state, used = _with_usage(req)
+    pools = [
+        {**model.tier_view(state, t, req.version, used), "type": "tier"} for t in state["tiers"]
+    ]
+    pools += [
+        {**model.nodepool_view(p, req.version, used), "type": "nodepool"}
+        for p in state["nodepools"]
+        if not (toplevels and p["tier"])
+    ]
     return 200, {"storagepools": pools, "total": len(pools)}
 
 
@@ -636,6 +646,59 @@ def cluster_external_ips(req: Request) -> tuple[int, Any]:
         return 200, objects.external_ips(state)
 
 
+# ---- statistics [isilon-sdk: StatisticsApi, models; statistics.py] -----------------------
+
+
+def _flag(req: Request, name: str) -> bool:
+    """A boolean query argument (the SDK sends True/False)."""
+    return str(req.arg(name, "")).lower() in ("true", "1")
+
+
+def _values(req: Request, *names: str) -> list[str]:
+    """Every value of repeatable arguments, comma lists split (the SDK joins with commas)."""
+    return [v for n in names for raw in req.query.get(n, []) for v in raw.split(",") if v]
+
+
+@route("GET", "statistics/current", {1})
+def statistics_current(req: Request) -> tuple[int, Any]:
+    """Current values of `key`/`keys` (repeated or comma lists; `substr` matches parts of
+    names) on the nodes `devid`/`nodes` name (statistics.select_nodes); `degraded` puts
+    per-key errors in the body, `show_nodes` adds each stat's LNN [isilon-sdk:
+    get_statistics_current]. No key at all is refused (OneFS's answer is unverified)."""
+    names = _values(req, "key", "keys")
+    if not names:
+        raise model.ApiError(400, "AEC_ARG_REQUIRED", "Argument key is required", "key")
+    keys = statistics.resolve_keys(names, _flag(req, "substr"))
+    with _state(req) as state:
+        lnns = statistics.select_nodes(
+            state, req.query.get("devid", []) + req.query.get("nodes", []), req.server.lnn
+        )
+    stats = statistics.current(
+        state, req.server.stats_dir, req.server.ifs_root, keys, lnns,
+        degraded=_flag(req, "degraded"), show_nodes=_flag(req, "show_nodes"),
+    )  # fmt: skip
+    return 200, {"stats": stats}
+
+
+@route("GET", "statistics/keys", {1})
+def statistics_keys(req: Request) -> tuple[int, Any]:
+    """The key catalog (StatisticsKeysExtended) with limit/resume; `count` leaves the
+    metadata out, `queryable=false` lists none (every key here can be queried)."""
+    opts, offset = listing.options(req.query)
+    items = [statistics.key_info(name) for name in statistics.KEYS]
+    if str(opts.get("queryable", "true")).lower() == "false":
+        items = []
+    body = listing.page(items, opts, offset, "keys", default_sort="key")
+    if str(opts.get("count", "")).lower() in ("true", "1"):
+        body = {"total": body["total"]}
+    return 200, body
+
+
+@route("GET", "statistics/keys/{key}", {1})
+def statistics_key(req: Request) -> tuple[int, Any]:
+    return 200, {"keys": [statistics.key_info(req.params["key"])]}
+
+
 # ---- the server ---------------------------------------------------------------------------
 
 
@@ -645,7 +708,17 @@ class Simulator(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, address, store: model.Store, users: dict[str, str], ifs_root: str, lnn: int):
+    def __init__(
+        self,
+        address,
+        store: model.Store,
+        users: dict[str, str],
+        ifs_root: str,
+        lnn: int,
+        stats_interval: float | None = statistics.DEFAULT_INTERVAL,
+    ):
+        """stats_interval: seconds between this node's statistics samples (a daemon
+        thread, statistics.Sampler, stopped by server_close); None or 0: no sampling."""
         super().__init__(address, PapiHandler)
         self.store = store
         self.users = users
@@ -654,6 +727,17 @@ class Simulator(ThreadingHTTPServer):
         self.sessions: dict[str, dict[str, Any]] = {}
         self.sessions_lock = threading.Lock()
         self.log_lock = threading.Lock()
+        self.stats_dir = self.store.path.parent / "stats"
+        self.sampler = (
+            statistics.Sampler(self.stats_dir, lnn, stats_interval) if stats_interval else None
+        )
+        if self.sampler:
+            self.sampler.start()
+
+    def server_close(self) -> None:
+        if self.sampler:
+            self.sampler.stop()
+        super().server_close()
 
     def inject_fault(self, method: str, path: str) -> None:
         """Faults for tests, from faults.json beside the state (read at every request).
@@ -935,9 +1019,11 @@ def serve(
     lnn: int,
     cert: str | None = None,
     key: str | None = None,
+    stats_interval: float | None = statistics.DEFAULT_INTERVAL,
 ) -> Simulator:
-    """A started-but-not-serving simulator; call serve_forever() (tests use a thread)."""
-    server = Simulator(address, store, users, ifs_root, lnn)
+    """A started-but-not-serving simulator; call serve_forever() (tests use a thread).
+    Its statistics sampler runs from here on (stats_interval seconds; None: none)."""
+    server = Simulator(address, store, users, ifs_root, lnn, stats_interval)
     if cert and key:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.minimum_version = ssl.TLSVersion.TLSv1_2

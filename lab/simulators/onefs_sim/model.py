@@ -365,17 +365,23 @@ def delete_tier(state: dict[str, Any], ref: str) -> None:
     state["tiers"].remove(tier)
 
 
-def tier_view(state: dict[str, Any], tier: dict[str, Any], version: int = 16) -> dict[str, Any]:
+def tier_view(
+    state: dict[str, Any],
+    tier: dict[str, Any],
+    version: int = 16,
+    used: dict[str, dict[str, int]] | None = None,
+) -> dict[str, Any]:
     """A tier as GET shows it at `version` [isilon-sdk models: v16 requires
     node_type_ids and shows the transfer limit; transfer_limit_state is left out rather
-    than null, since the SDK's enum setter refuses None]."""
+    than null, since the SDK's enum setter refuses None]. Its usage is the sum of its
+    node pools' (`used`: statistics.pool_used_bytes; None counts nothing used)."""
     members = [p for p in state["nodepools"] if p["tier"] == tier["name"]]
     view = {
         "id": tier["id"],
         "name": tier["name"],
         "children": tier["children"],
         "lnns": sorted(lnn for pool in members for lnn in pool["lnns"]),
-        "usage": _usage(),
+        "usage": _usage([(used or {}).get(pool["name"], {}) for pool in members]),
     }
     if version >= 16:
         view["node_type_ids"] = sorted({t for pool in members for t in pool["node_type_ids"]})
@@ -387,7 +393,10 @@ def tier_view(state: dict[str, Any], tier: dict[str, Any], version: int = 16) ->
     return view
 
 
-def nodepool_view(pool: dict[str, Any], version: int = 16) -> dict[str, Any]:
+def nodepool_view(
+    pool: dict[str, Any], version: int = 16, used: dict[str, dict[str, int]] | None = None
+) -> dict[str, Any]:
+    """A node pool as GET shows it at `version`; `used` as tier_view takes it."""
     view = {
         "id": pool["id"],
         "name": pool["name"],
@@ -402,21 +411,25 @@ def nodepool_view(pool: dict[str, Any], version: int = 16) -> dict[str, Any]:
         "health_flags": [],
         # the tier's name, or null [isilon-sdk] (a plain str field, so null is safe)
         "tier": pool["tier"],
-        "usage": _usage(),
+        "usage": _usage([(used or {}).get(pool["name"], {})]),
     }
     if version >= 16:
         view["transfer_limit_state"] = "default"
     return view
 
 
-def _usage() -> dict[str, Any]:
-    """Usage counters with every field Dell's SDK model requires.
+def _usage(pools: list[dict[str, int]]) -> dict[str, Any]:
+    """Usage counters with every field Dell's SDK model requires, summed over node pools
+    (one for a node pool, a tier's members for a tier): each {"hdd": bytes, "ssd":
+    bytes} used (statistics.pool_used_bytes: the real files under /ifs by placement).
 
-    The *_bytes and pct_* fields are strings, balanced is a bool [isilon-sdk models]. The
-    lab's capacity is nominal; nothing reads these numbers for decisions.
+    The *_bytes and pct_* fields are strings, balanced is a bool [isilon-sdk models].
+    Each node pool's capacity is nominal (40 TB HDD, 2 TB SSD: a lab stand-in, not the
+    lab volume's size); a tier without node pools has none.
     """
-    total_hdd, total_ssd = 4 * 10**13, 2 * 10**12
-    used_hdd, used_ssd = 4 * 10**10, 2 * 10**9
+    total_hdd, total_ssd = 4 * 10**13 * len(pools), 2 * 10**12 * len(pools)
+    used_hdd = sum(int(p.get("hdd", 0)) for p in pools)
+    used_ssd = sum(int(p.get("ssd", 0)) for p in pools)
     fields = {
         "hdd": (total_hdd, used_hdd),
         "ssd": (total_ssd, used_ssd),
@@ -425,19 +438,19 @@ def _usage() -> dict[str, Any]:
     for kind, (total, used) in fields.items():
         usage[f"total_{kind}_bytes"] = str(total)
         usage[f"used_{kind}_bytes"] = str(used)
-        usage[f"avail_{kind}_bytes"] = str(total - used)
-        usage[f"free_{kind}_bytes"] = str(total - used)
+        usage[f"avail_{kind}_bytes"] = str(max(0, total - used))
+        usage[f"free_{kind}_bytes"] = str(max(0, total - used))
         usage[f"usable_{kind}_bytes"] = str(total)
-        usage[f"pct_used_{kind}"] = f"{100 * used / total:.1f}"
+        usage[f"pct_used_{kind}"] = f"{100 * used / total if total else 0:.1f}"
     total, used = total_hdd + total_ssd, used_hdd + used_ssd
     usage.update(
         {
             "total_bytes": str(total),
             "used_bytes": str(used),
-            "avail_bytes": str(total - used),
-            "free_bytes": str(total - used),
+            "avail_bytes": str(max(0, total - used)),
+            "free_bytes": str(max(0, total - used)),
             "usable_bytes": str(total),
-            "pct_used": f"{100 * used / total:.1f}",
+            "pct_used": f"{100 * used / total if total else 0:.1f}",
         }
     )
     return usage
