@@ -26,7 +26,8 @@ def monitoring_problems(settings: Mapping[str, Any]) -> list[str]:
     """The monitoring settings a run could not use: refused in preflight, before any
     change. `settings`: monitoring_hosts, slurm_host, inventory_hosts,
     scrape_interval, retention_days, receivers, smtp_smarthost, smtp_from,
-    listen_addresses ({watched host: address})."""
+    listen_addresses ({watched host: address}), onefs_addresses, onefs_user,
+    onefs_password_set."""
     problems: list[str] = []
     inventory = set(settings.get("inventory_hosts") or [])
     slurm_host = settings.get("slurm_host")
@@ -57,6 +58,7 @@ def monitoring_problems(settings: Mapping[str, Any]) -> list[str]:
                 f" retention ({settings.get('retention_days')} days): nothing would be kept"
                 " between two scrapes"
             )
+    problems += _onefs_problems(settings)
     names = []
     for receiver in settings.get("receivers") or []:
         name = receiver.get("name")
@@ -76,6 +78,19 @@ def monitoring_problems(settings: Mapping[str, Any]) -> list[str]:
     for name in sorted({n for n in names if names.count(n) > 1}, key=str):
         problems.append(f"monitoring: alert receiver {name!r} is listed twice")
     return problems
+
+
+def _onefs_problems(settings: Mapping[str, Any]) -> list[str]:
+    """A watched Isilon cluster needs an account to read with (each address's form and the
+    threshold's bounds are the role contract's: preflight_contracts.py)."""
+    if settings.get("onefs_addresses") and not (
+        settings.get("onefs_user") and settings.get("onefs_password_set")
+    ):
+        return [
+            "monitoring: the Isilon cluster is watched (monitoring_onefs_addresses) but"
+            " monitoring_onefs_user or monitoring_onefs_password is empty"
+        ]
+    return []
 
 
 def monitoring_targets(

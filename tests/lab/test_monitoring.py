@@ -1,17 +1,25 @@
 """Monitoring on the lab (the monitoring role, playbooks/monitoring.yml): Prometheus and
 Alertmanager on lab-head scrape node_exporter on every server, dlcluster's GPU exporter
-on the GPU servers and its Slurm exporter on the head node, each on the lab's data
-network only; a drained node and a stopped exporter each raise their alert within two
-scrape intervals (the lab's are 5 s) and clear once repaired."""
+on the GPU servers, its Slurm exporter on the head node and its OneFS exporter (the lab's
+Isilon through its API), each on the lab's data network only; a drained node and a
+stopped exporter each raise their alert within two scrape intervals (the lab's are 5 s)
+and clear once repaired; every alert rule passes promtool's rule tests as installed; the
+console pages (the GPU dashboard, the Isilon page) render in Chromium."""
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import json
 import shlex
+import socket
+import subprocess
 import time
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
-from conftest import docker_host, load_lab_groups
+from conftest import ROOT, docker_host, load_lab_groups
 
 GROUPS = load_lab_groups()
 HEAD = sorted(GROUPS["head"])[0]
@@ -58,11 +66,17 @@ def _wait(condition, seconds: float) -> float:
     pytest.fail(f"not within {seconds} s")
 
 
+def _targets() -> list[dict]:
+    return _get(f"{PROMETHEUS}/api/v1/targets")["data"]["activeTargets"]
+
+
 def test_every_target_is_up_and_named_as_the_inventory_names_it():
-    targets = _get(f"{PROMETHEUS}/api/v1/targets")["data"]["activeTargets"]
+    # a target Prometheus has not scraped yet (just restarted) is "unknown", not down
+    _wait(lambda: all(t["health"] != "unknown" for t in _targets()), WITHIN)
+    targets = _targets()
     up = {(t["labels"]["job"], t["labels"]["instance"]) for t in targets if t["health"] == "up"}
     expected = (
-        {("prometheus", HEAD), ("alertmanager", HEAD), ("slurm", HEAD)}
+        {("prometheus", HEAD), ("alertmanager", HEAD), ("slurm", HEAD), ("onefs", HEAD)}
         | {("node", server) for server in SERVERS}
         | {("gpu", server) for server in COMPUTE}
     )
@@ -90,7 +104,7 @@ def test_the_node_gpu_and_slurm_series_are_there():
 @pytest.mark.parametrize("server", SERVERS)
 def test_the_exporters_listen_on_the_data_network_only(server):
     listening = docker_host(server).check_output("ss -Hltn")
-    for port in ("9100", "9835", "9341", "9090", "9093"):
+    for port in ("9100", "9835", "9341", "9342", "9090", "9093"):
         for line in listening.splitlines():
             local = line.split()[3]
             if local.rsplit(":", 1)[1] == port:
@@ -137,3 +151,147 @@ def test_a_stopped_exporter_raises_target_down_and_clears_once_started():
     finally:
         host.check_output("systemctl start prometheus-node-exporter")
     _wait(lambda: not _firing("TargetDown"), WITHIN)
+
+
+ISILON = sorted(GROUPS["isilon"])
+LNNS = {str(GROUPS["isilon"][name]["onefs_lnn"]) for name in ISILON}
+
+
+def test_the_isilon_series_are_there_and_true_to_the_cluster():
+    assert _query("dlcluster_onefs_up")[0]["value"][1] == "1"
+    # /ifs's capacity as the nodes' shared volume has it (statvfs), within what
+    # changed between the scrape and this read
+    total = float(_query('dlcluster_onefs_ifs_bytes{kind="total"}')[0]["value"][1])
+    blocks, size = docker_host(ISILON[0]).check_output("stat -f -c '%b %S' /ifs").split()
+    assert total == int(blocks) * int(size)
+    # every node pool and tier, with OneFS' own percentage
+    pools = {
+        (r["metric"]["pool"], r["metric"]["type"])
+        for r in _query("dlcluster_onefs_pool_used_ratio")
+    }
+    assert {("hot-tier", "tier"), ("cold-tier", "tier"), ("f800_48tb-ssd_256gb", "nodepool"),
+            ("h500_60tb_3.2tb-ssd_128gb", "nodepool")} <= pools  # fmt: skip
+    # CPU per node, from each lab Isilon node's own sample: the four that run
+    cpu = {r["metric"]["node"] for r in _query('dlcluster_onefs_node_cpu_ratio{mode="idle"}')}
+    assert cpu == LNNS
+    assert {r["metric"]["node"] for r in _query("dlcluster_onefs_node_bytes_per_second")} == LNNS
+
+
+def test_isi_statistics_answers_the_papers_commands_from_the_same_numbers():
+    node = docker_host(ISILON[0])
+    system = node.check_output("isi statistics system --nodes all --format top").splitlines()
+    assert system[0].split() == ["Node", "CPU", "SMB", "FTP", "HTTP", "NFS", "HDFS", "Total",
+                                 "NetIn", "NetOut", "DiskIn", "DiskOut"]  # fmt: skip
+    rows = {line.split()[0] for line in system[1:]}
+    assert {"All"} | LNNS <= rows, system
+    pstat = node.check_output("isi statistics pstat --format top")
+    for section in ("NFS3 Operations Per Second", "CPU Utilization", "OneFS Stats"):
+        assert section in pstat, pstat
+    assert "readdirplus" in pstat and "Total" in pstat
+
+
+def test_every_alert_rule_passes_promtools_rule_tests_as_installed():
+    """tests/lab/data/alerts_test.yml against the monitoring host's rules file, with its
+    promtool: each alert fires on its condition, with its labels and annotations, and
+    not before."""
+    tests = (Path(__file__).parent / "data" / "alerts_test.yml").read_bytes()
+    encoded = base64.b64encode(tests).decode()
+    out = docker_host(HEAD).check_output(
+        f"echo {encoded} | base64 -d > /tmp/dlcluster-alerts-test.yml"
+        " && promtool test rules /tmp/dlcluster-alerts-test.yml 2>&1"
+        " ; rc=$?; rm -f /tmp/dlcluster-alerts-test.yml; exit $rc"
+    )
+    assert "SUCCESS" in out, out
+
+
+@contextlib.contextmanager
+def _tunnel() -> Iterator[str]:
+    """Prometheus as an admin's browser reaches it from outside the cluster's network: an
+    SSH tunnel through the head node (the lab's key and pinned host keys); its URL."""
+    state = ROOT / "lab" / ".state"
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    ssh = subprocess.Popen(
+        ["ssh", "-N", "-p", str(GROUPS["head"][HEAD]["ansible_port"]),
+         "-i", str(state / "ssh" / "id_ed25519"),
+         "-o", f"UserKnownHostsFile={state / 'known_hosts'}", "-o", "StrictHostKeyChecking=yes",
+         "-o", "IdentitiesOnly=yes", "-o", "ExitOnForwardFailure=yes",
+         "-L", f"127.0.0.1:{port}:{ADDRESS[HEAD]}:9090", "root@127.0.0.1"],
+    )  # fmt: skip
+    try:
+        for _ in range(50):
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+                break
+            time.sleep(0.2)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        ssh.terminate()
+        ssh.wait(10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"  # Debian's (lab/bin/ensure-browser)
+    for argument in ("--headless=new", "--no-sandbox", "--window-size=1600,2200"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    yield driver
+    driver.quit()
+
+
+def _graphs(driver) -> dict[str, str]:
+    """Each console graph's element id -> "drawn" (Rickshaw drew its lines) or the
+    console library's error text, once every graph has finished loading."""
+
+    def done():
+        states = driver.execute_script(
+            "return Array.from(document.querySelectorAll('.dl-graph-area')).map(g => {"
+            " const error = g.parentElement.querySelector('.prom_graph_error');"
+            " const lines = g.parentElement.querySelectorAll('svg path.path');"
+            " return [g.id, error ? error.textContent : (lines.length ? 'drawn' : '')]; })"
+        )
+        return dict(states) if states and all(state for _, state in states) else None
+
+    took = _wait(done, 30)
+    assert took < 30
+    return done()
+
+
+SHOTS = ROOT / "lab" / ".state" / "screenshots"
+
+
+def test_the_gpu_dashboard_and_the_isilon_page_render_in_chromium(browser):
+    """The papers' GPU dashboard and the Isilon page, as Prometheus serves them: every
+    server and node in their tables, every graph drawn from its series (the lab's GPUs
+    have no nvidia-smi: their two graphs say so), a screenshot of each."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with _tunnel() as url:
+        browser.get(f"{url}/consoles/gpu-dashboard.html")
+        rows = browser.find_elements("css selector", "tr.dl-server")
+        assert sorted(r.get_attribute("data-instance") for r in rows) == sorted(SERVERS)
+        graphs = _graphs(browser)
+        browser.save_screenshot(str(SHOTS / "gpu-dashboard.png"))
+        none = "No timeseries returned"
+        assert graphs == {"gpu-use": none, "gpu-memory": none, "cpu": "drawn", "memory": "drawn",
+                          "network-in": "drawn", "network-out": "drawn"}  # fmt: skip
+        browser.get(f"{url}/consoles/isilon.html")
+        nodes = {
+            r.get_attribute("data-node"): r.find_elements("tag name", "td")[1].text
+            for r in browser.find_elements("css selector", "tr.dl-node")
+        }
+        assert {n: h for n, h in nodes.items() if n in LNNS} == dict.fromkeys(LNNS, "healthy")
+        pools = {
+            r.get_attribute("data-pool")
+            for r in browser.find_elements("css selector", "tr.dl-pool")
+        }
+        assert {"hot-tier", "cold-tier", "f800_48tb-ssd_256gb"} <= pools
+        graphs = _graphs(browser)
+        browser.save_screenshot(str(SHOTS / "isilon.png"))
+        assert set(graphs.values()) == {"drawn"}, graphs
+    for name in ("gpu-dashboard.png", "isilon.png"):
+        assert (SHOTS / name).stat().st_size > 20_000

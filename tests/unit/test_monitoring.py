@@ -8,6 +8,7 @@ import importlib.machinery
 import importlib.util
 import os
 import stat
+import time
 from pathlib import Path
 
 from prometheus_client import CollectorRegistry, generate_latest
@@ -76,10 +77,39 @@ def _fake(tmp_path: Path, name: str, output: str, rc: int = 0) -> None:
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
 
 
+KERNEL_LOG = (
+    "NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.183.01\n"
+    "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python3, GPU has fallen off the bus.\n"
+    "NVRM: Xid (PCI:0000:3B:00): 79, pid=0, GPU has fallen off the bus.\n"
+    "NVRM: Xid (PCI:0000:86:00): 48, pid=77, An uncorrectable double bit error (DBE) has been"
+    " detected on GPU in the framebuffer at partition 0, subpartition 0.\n"
+)
+
+
+def test_xid_lines_are_counted_by_gpu_and_code():
+    assert exporter.parse_xid(KERNEL_LOG) == {("0000:3b:00", "79"): 2, ("0000:86:00", "48"): 1}
+    assert exporter.parse_xid("NVRM: GPU at PCI:0000:3b:00: GPU-aaaa\n") == {}
+
+
+def test_data_mounts_are_read_from_the_hosts_list_and_proc_mounts():
+    listed = (
+        "# managed by dlcluster: isilon_mounts\n# default mount: /mnt/isilon\n"
+        "/mnt/isilon1  # 10.0.0.21:/ifs\n/mnt/isilon2  # 10.0.0.22:/ifs\n"
+        "/mnt/my data  # 10.0.0.23:/ifs\n"
+    )
+    mounts = (
+        "/dev/sda1 / ext4 rw 0 0\n10.0.0.21:/ifs /mnt/isilon1 nfs rw,vers=3 0 0\n"
+        "10.0.0.23:/ifs /mnt/my\\040data nfs rw 0 0\n"
+    )
+    assert exporter.data_mounts_state(listed, mounts) == {
+        "/mnt/isilon1": True, "/mnt/isilon2": False, "/mnt/my data": True}  # fmt: skip
+
+
 def test_the_gpu_exporter_serves_device_files_and_nvidia_smis_readings(tmp_path, monkeypatch):
     for index in range(3):
         (tmp_path / f"nvidia{index}").touch()
     _fake(tmp_path, "nvidia-smi", SMI)
+    _fake(tmp_path, "journalctl", KERNEL_LOG)
     monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
     text = _serve(exporter.GpuCollector(4, str(tmp_path / "nvidia[0-9]*"), "nvidia-smi"))
     assert "dlcluster_gpu_device_files 3.0" in text
@@ -90,6 +120,23 @@ def test_the_gpu_exporter_serves_device_files_and_nvidia_smis_readings(tmp_path,
     assert 'dlcluster_gpu_power_watts{gpu="0",uuid="GPU-aaaa"} 250.52' in text
     assert 'dlcluster_gpu_ecc_uncorrected_errors{gpu="1",uuid="GPU-bbbb"} 2.0' in text
     assert 'dlcluster_gpu_utilization_ratio{gpu="1"' not in text  # [N/A]: not reported
+    assert "dlcluster_gpu_kernel_log_up 1.0" in text
+    assert "dlcluster_gpu_xid_errors_total 3.0" in text
+    assert 'dlcluster_gpu_xid_messages_total{pci="0000:3b:00",xid="79"} 2.0' in text
+    assert "dlcluster_data_mount_present" not in text  # not asked to watch them
+
+
+def test_the_gpu_exporter_says_which_data_mounts_are_missing(tmp_path, monkeypatch):
+    listed = tmp_path / "data_mounts"
+    listed.write_text("/proc  # the kernel's, always mounted\n/mnt/no-such-mount  # x:/ifs\n")
+    monkeypatch.setenv("PATH", str(tmp_path))  # neither nvidia-smi nor journalctl
+    text = _serve(
+        exporter.GpuCollector(0, str(tmp_path / "nvidia[0-9]*"), "nvidia-smi", str(listed))
+    )
+    assert 'dlcluster_data_mount_present{mountpoint="/proc"} 1.0' in text
+    assert 'dlcluster_data_mount_present{mountpoint="/mnt/no-such-mount"} 0.0' in text
+    assert "dlcluster_gpu_kernel_log_up 0.0" in text
+    assert "dlcluster_gpu_xid_errors_total 0.0" in text  # always there: the alert's increase()
 
 
 def test_without_the_driver_the_gpu_exporter_still_counts_device_files(tmp_path):
@@ -168,6 +215,17 @@ def test_an_unknown_host_a_long_interval_and_a_receiver_without_address_are_refu
     ]
 
 
+def test_a_watched_isilon_needs_an_account_to_read_with():
+    good = {**SETTINGS, "onefs_addresses": ["10.0.0.21"], "onefs_user": "monitor",
+            "onefs_password_set": True}  # fmt: skip
+    assert mon.monitoring_problems(good) == []
+    assert mon.monitoring_problems({**good, "onefs_password_set": False}) == [
+        "monitoring: the Isilon cluster is watched (monitoring_onefs_addresses) but"
+        " monitoring_onefs_user or monitoring_onefs_password is empty"
+    ]
+    assert mon.monitoring_problems({**good, "onefs_addresses": [], "onefs_user": ""}) == []
+
+
 def test_targets_name_each_host_as_the_inventory_does():
     hostvars = {
         "head": {"cluster_data_address": "10.0.0.1"},
@@ -197,3 +255,38 @@ def test_the_files_as_host_state_reads_them():
         {"path": "/usr/local/sbin/e", "owner": "root", "group": "root", "mode": "0755",
          "source": "e"},
     ]  # fmt: skip
+
+
+def test_the_onefs_exporter_reads_the_simulated_cluster_over_tls(tmp_path):
+    """dlcluster's OneFS exporter against the lab's OneFS simulator in-process: basic
+    authentication, the CA file, the first address that answers; every family from
+    known samples and files."""
+    from test_onefs_sim_statistics import MIB, Node, two_busy_nodes
+    from throwaway_tls import self_signed
+
+    cert = tuple(str(path) for path in self_signed(tmp_path))
+    node = Node(tmp_path, cert=cert)
+    try:
+        two_busy_nodes(node.stats, time.time())
+        (node.ifs / "data").mkdir()
+        (node.ifs / "data" / "shard-0").write_bytes(b"x" * MIB)
+        dead = "https://127.0.0.1:9"  # nothing listens: the exporter goes on to the next
+        collector = exporter.OnefsCollector([dead, node.url], "admin", "lab-secret", cert[0])
+        text = _serve(collector)
+        wrong = _serve(exporter.OnefsCollector([node.url], "admin", "wrong", cert[0]))
+    finally:
+        node.stop()
+    assert "dlcluster_onefs_up 1.0" in text
+    assert 'dlcluster_onefs_ifs_bytes{kind="total"}' in text
+    assert 'dlcluster_onefs_node_cpu_ratio{mode="user",node="1"} 0.3' in text
+    assert 'dlcluster_onefs_node_cpu_ratio{mode="idle",node="2"} 0.8' in text
+    assert 'dlcluster_onefs_node_bytes_per_second{direction="out",node="1"} 2.097152e+06' in text
+    assert 'dlcluster_onefs_node_nfs_operations_per_second{node="1"} 125.0' in text
+    assert 'dlcluster_onefs_nfs_operations_per_second{op="read"} 110.0' in text
+    assert 'dlcluster_onefs_node_health{node="3"} 2.0' in text  # no sample: down
+    assert 'node="3",mode=' not in text and 'mode="user",node="3"' not in text
+    # the unplaced file lives where `anywhere` puts it (the SSD pool), on its HDDs
+    used = 'dlcluster_onefs_pool_bytes{kind="used",pool="f800_48tb-ssd_256gb",type="nodepool"}'
+    assert f"{used} 1.048576e+06" in text
+    assert 'dlcluster_onefs_pool_used_ratio{pool="f800_48tb-ssd_256gb",type="nodepool"} 0.0' in text
+    assert "dlcluster_onefs_up 0.0" in wrong and "dlcluster_onefs_ifs_bytes{" not in wrong
