@@ -499,6 +499,7 @@ FORMATS: dict[str, str] = {
     "monitoring_onefs_addresses[]": "host",
     "monitoring_onefs_user": "word",
     "monitoring_onefs_ca_path": "absolute_path",
+    "monitoring_nvidia_smi": "absolute_path",
     "cluster_users_ldap_base_dn": "ldap_dn",
     "cluster_users_ldap_users_ou": "ldap_dn",
     "cluster_users_ldap_groups_ou": "ldap_dn",
@@ -667,6 +668,9 @@ FORMATS: dict[str, str] = {
     "validate_portal_time_limit": "slurm_time",
     "validate_iperf_length": "iperf_length",
     "validate_benchmark_isilon_ssh.host": "host",
+    "validate_prometheus_host": "inventory_host",
+    "validate_prometheus_url": "url",
+    "validate_benchmark_series[].name": "word",
     "validate_benchmark_isilon_ssh.user": "word",
     "validate_fio_size": "fio_size",
     "validate_infiniband_hcas[].name": "rdma_device",
@@ -710,6 +714,9 @@ FREE_TEXT: dict[str, str] = {
     "validate_portal_password": "a secret",
     "validate_benchmark_isilon_flush_command[]": "a command's argv",
     "validate_benchmark_reference.source": "a citation",
+    "validate_benchmark_series[].title": "a panel's title",
+    "validate_benchmark_series[].unit": "a unit's name",
+    "validate_benchmark_series[].expr": "a PromQL expression (Prometheus checks it)",
     "validate_nccl_command[]": "nccl-tests' argv",
 }
 

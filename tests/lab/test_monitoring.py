@@ -95,6 +95,10 @@ def test_the_node_gpu_and_slurm_series_are_there():
     files = {r["metric"]["instance"]: r["value"][1] for r in _query("dlcluster_gpu_device_files")}
     assert files == dict.fromkeys(COMPUTE, "4")  # the lab's stand-in GPUs (lab_gpus)
     assert {r["value"][1] for r in _query("dlcluster_gpu_expected")} == {"4"}
+    # the lab's stand-in nvidia-smi: four GPUs a server, each saying it is one
+    uuids = {(r["metric"]["instance"], r["metric"]["uuid"])
+             for r in _query("dlcluster_gpu_memory_total_bytes")}  # fmt: skip
+    assert uuids == {(s, f"GPU-LAB-STANDIN-{s}-{i}") for s in COMPUTE for i in range(4)}
     gpus = {r["metric"]["node"]: r["value"][1] for r in _query("dlcluster_slurm_node_gpus")}
     assert gpus == dict.fromkeys(COMPUTE, "4")
     assert _query("dlcluster_slurm_up")[0]["value"][1] == "1"
@@ -109,6 +113,28 @@ def test_the_exporters_listen_on_the_data_network_only(server):
             local = line.split()[3]
             if local.rsplit(":", 1)[1] == port:
                 assert local == f"{ADDRESS[server]}:{port}", line
+
+
+def test_a_jobs_gpus_are_busy_and_counted_allocated_while_it_runs():
+    """A two-GPU job on a server: Slurm's exporter counts two GPUs allocated there, and the
+    stand-in readings show those two busy (as busy as the host's CPUs), the others idle."""
+    node = COMPUTE[0]
+    head = docker_host(HEAD)
+    job = head.check_output(
+        f"sbatch --parsable -w {node} --gres=gpu:2 -p hipri -t 5 --wrap 'sleep 120'"
+    ).split(";")[0]
+    try:
+        _wait(lambda: _query(f"dlcluster_slurm_node_gpus_allocated{{node='{node}'}} == 2"), WITHIN)
+
+        def busy() -> list[float] | None:
+            expr = f"dlcluster_gpu_utilization_ratio{{instance='{node}'}}"
+            use = sorted(float(r["value"][1]) for r in _query(expr))
+            return use if len(use) == 4 and use[:2] == [0.0, 0.0] and use[2] > 0 else None
+
+        _wait(busy, WITHIN)  # the job's two busy, the other two idle
+    finally:
+        head.check_output(f"scancel {job}")
+    _wait(lambda: _query(f"dlcluster_slurm_node_gpus_allocated{{node='{node}'}} == 0"), WITHIN)
 
 
 def _drained(node: str) -> list[dict]:
@@ -267,8 +293,8 @@ SHOTS = ROOT / "lab" / ".state" / "screenshots"
 
 def test_the_gpu_dashboard_and_the_isilon_page_render_in_chromium(browser):
     """The papers' GPU dashboard and the Isilon page, as Prometheus serves them: every
-    server and node in their tables, every graph drawn from its series (the lab's GPUs
-    have no nvidia-smi: their two graphs say so), a screenshot of each."""
+    server and node in their tables, every graph drawn from its series (the GPUs' from
+    the lab's stand-in nvidia-smi), a screenshot of each."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     with _tunnel() as url:
         browser.get(f"{url}/consoles/gpu-dashboard.html")
@@ -276,9 +302,9 @@ def test_the_gpu_dashboard_and_the_isilon_page_render_in_chromium(browser):
         assert sorted(r.get_attribute("data-instance") for r in rows) == sorted(SERVERS)
         graphs = _graphs(browser)
         browser.save_screenshot(str(SHOTS / "gpu-dashboard.png"))
-        none = "No timeseries returned"
-        assert graphs == {"gpu-use": none, "gpu-memory": none, "cpu": "drawn", "memory": "drawn",
-                          "network-in": "drawn", "network-out": "drawn"}  # fmt: skip
+        assert set(graphs) == {"gpu-use", "gpu-memory", "cpu", "memory", "network-in",
+                               "network-out"}  # fmt: skip
+        assert set(graphs.values()) == {"drawn"}, graphs
         browser.get(f"{url}/consoles/isilon.html")
         nodes = {
             r.get_attribute("data-node"): r.find_elements("tag name", "td")[1].text
