@@ -245,6 +245,46 @@ def validate_benchmark_result(
     )
 
 
+def validate_benchmark_series(
+    answers: Sequence[Mapping[str, Any]], host: str, url: str
+) -> list[dict[str, Any]]:
+    """One record per series of validate_benchmark_series (the registered loop of
+    Prometheus' /api/v1/query_range answers): `series` maps each instance to its
+    [[unix time, value], ...] over the runs' window, for the report's figure; a series
+    Prometheus could not give is skipped with the reason (no URL: none at all)."""
+    if not url:
+        return [
+            _record("benchmark_series", host, "servers during the benchmark", status="skipped",
+                    reason="no Prometheus to ask (validate_prometheus_url is empty: no"
+                    " monitoring host)")
+        ]  # fmt: skip
+    records = []
+    for answer in answers:
+        item = answer.get("item") or {}
+        body = answer.get("json") or {}
+        result = (body.get("data") or {}).get("result") if body.get("status") == "success" else None
+        fields = {"unit": item.get("unit", ""), "name": item.get("name", "")}
+        if result is None:
+            why = body.get("error") or answer.get("msg") or f"HTTP {answer.get('status')}"
+            records.append(
+                _record("benchmark_series", host, item.get("title", ""), status="skipped",
+                        reason=f"Prometheus did not answer {item.get('expr')!r}: {why}", **fields)
+            )  # fmt: skip
+            continue
+        series = {
+            str(s.get("metric", {}).get("instance", "")): [
+                [int(float(t)), round(float(v), 3)] for t, v in s.get("values") or []
+            ]
+            for s in result
+        }
+        reason = f"{len(series)} series over the runs" if series else "no series in the window"
+        records.append(
+            _record("benchmark_series", host, item.get("title", ""), reason=reason,
+                    series=series, **fields)
+        )  # fmt: skip
+    return records
+
+
 def validate_fio_result(
     result: Mapping[str, Any], host: str, minimum_mbps: float, directory: str, local: bool
 ) -> dict[str, Any]:
@@ -639,6 +679,7 @@ class FilterModule:
             "validate_iperf_result": validate_iperf_result,
             "validate_iperf2_result": validate_iperf2_result,
             "validate_benchmark_result": validate_benchmark_result,
+            "validate_benchmark_series": validate_benchmark_series,
             "validate_fio_result": validate_fio_result,
             "validate_reader_results": validate_reader_results,
             "validate_sizing_result": validate_sizing_result,

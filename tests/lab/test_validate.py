@@ -124,10 +124,17 @@ def test_the_papers_benchmark_launch_runs_and_records_images_per_sec():
         assert (
             "Isilon caches not flushed (validate_benchmark_flush_isilon is false)" in run["reason"]
         )
-    assert (
-        "## The papers' benchmark launch, next to the paper's figure"
-        in (REPORT / "report.md").read_text()
-    )
+    report = (REPORT / "report.md").read_text()
+    assert "## The papers' benchmark launch, next to the paper's figure" in report
+    # the servers during the runs, from the monitoring layer's Prometheus, as a figure
+    series = {r["name"]: r for r in data["results"] if r["check"] == "benchmark_series"}
+    assert set(series) == {"gpu", "cpu", "memory", "network_in", "network_out"}
+    servers = set(compute) | set(load_lab_groups()["head"])
+    assert set(series["cpu"]["series"]) >= servers, series["cpu"]
+    assert set(series["gpu"]["series"]) == set(compute)  # the stand-in readings
+    assert all(len(points) > 2 for points in series["cpu"]["series"].values())
+    assert "![the servers during the benchmark](benchmark.png)" in report
+    assert (REPORT / "benchmark.png").stat().st_size > 20_000
 
 
 def test_a_benchmark_whose_caches_cannot_be_flushed_fails_when_flushes_are_required():

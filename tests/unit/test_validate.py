@@ -414,3 +414,38 @@ def test_a_portal_check_that_failed_or_was_skipped_says_why():
         ("Slurm job", "fail"),
     ]
     assert records[0]["screenshot"] is None
+
+
+SERIES = [
+    {"item": {"name": "cpu", "title": "CPU utilization", "unit": "%", "expr": "cpu_expr"},
+     "status": 200, "json": {"status": "success", "data": {"resultType": "matrix", "result": [
+         {"metric": {"instance": "gpu-1"}, "values": [[1700000000.0, "12.5"], [1700000015, "80"]]},
+         {"metric": {"instance": "gpu-2"}, "values": [[1700000000, "3.25"]]}]}}},
+    {"item": {"name": "gpu", "title": "GPU utilization", "unit": "%", "expr": "gpu_expr"},
+     "status": 400, "msg": "Status code was 400",
+     "json": {"status": "error", "error": "parse error at char 3"}},
+]  # fmt: skip
+
+
+def test_the_benchmarks_series_are_recorded_for_the_figure_and_failures_said():
+    cpu, gpu = validate.validate_benchmark_series(SERIES, "gpu-1", "http://10.0.0.1:9090")
+    assert cpu["check"] == "benchmark_series" and cpu["target"] == "CPU utilization"
+    assert cpu["series"] == {"gpu-1": [[1700000000, 12.5], [1700000015, 80.0]],
+                             "gpu-2": [[1700000000, 3.25]]}  # fmt: skip
+    assert (cpu["status"], cpu["unit"], cpu["reason"]) == ("info", "%", "2 series over the runs")
+    assert gpu["status"] == "skipped" and "parse error at char 3" in gpu["reason"]
+    (none,) = validate.validate_benchmark_series([], "gpu-1", "")
+    assert none["status"] == "skipped" and "no monitoring host" in none["reason"]
+
+
+def test_the_report_draws_the_servers_during_the_benchmark(tmp_path):
+    records = validate.validate_benchmark_series(SERIES, "gpu-1", "http://p:9090")
+    results = {"cluster": "lab", "results": records}
+    source = tmp_path / "results.json"
+    source.write_text(json.dumps(results))
+    script = str(ROOT / "roles/validate/files/validate_report.py")
+    subprocess.run([sys.executable, script, str(source), str(tmp_path)], check=True)
+    report = (tmp_path / "report.md").read_text()
+    assert "## The servers during the benchmark (Prometheus)" in report
+    assert "![the servers during the benchmark](benchmark.png)" in report
+    assert (tmp_path / "benchmark.png").read_bytes()[:4] == b"\x89PNG"

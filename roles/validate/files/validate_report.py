@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Write the validation report: Markdown tables per check and a throughput bar chart.
+"""Write the validation report: Markdown tables per check, a throughput bar chart, and
+the servers' series during the benchmark (benchmark.png, from Prometheus).
 
 Runs on the control host with Ansible's own Python (matplotlib is in requirements.txt):
     validate_report.py results.json OUTPUT_DIR
@@ -26,6 +27,7 @@ TITLES = {
     "reader": "Storage: reader per mount",
     "sizing": "Sizing guidance (the papers' tables)",
     "benchmark": "The papers' benchmark launch, next to the paper's figure",
+    "benchmark_series": "The servers during the benchmark (Prometheus)",
     "portal": "The data scientist portal in a browser (seed 004 §5)",
 }
 
@@ -61,6 +63,8 @@ def markdown(data: dict) -> str:
                 f"| {r['host']} | {r['target']} | {value} | {threshold} | {status} | {note} |"
             )
         lines.append("")
+        if check == "benchmark_series" and (Path(sys.argv[2]) / "benchmark.png").exists():
+            lines += ["![the servers during the benchmark](benchmark.png)", ""]
         # Screenshots a check took (paths relative to the report), one per record, in order.
         for r in records:
             if r.get("screenshot"):
@@ -116,11 +120,39 @@ def plot(data: dict, out: Path) -> bool:
     return True
 
 
+def plot_series(data: dict, out: Path) -> bool:
+    """benchmark.png: one panel per series of the benchmark's window (GPU, CPU, memory,
+    network), a line per server, time in seconds from the window's start."""
+    records = [r for r in data["results"] if r["check"] == "benchmark_series" and r.get("series")]
+    if not records:
+        return False
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    start = min(p[0] for r in records for points in r["series"].values() for p in points[:1])
+    fig, axes = plt.subplots(len(records), 1, figsize=(9, 2.6 * len(records)), squeeze=False)
+    for ax, record in zip(axes[:, 0], records, strict=True):
+        for instance, points in sorted(record["series"].items()):
+            ax.plot([p[0] - start for p in points], [p[1] for p in points], label=instance)
+        ax.set_title(record["target"], fontsize=9)
+        ax.set_ylabel(record.get("unit", ""))
+        ax.legend(fontsize=6, loc="upper left")
+    axes[-1, 0].set_xlabel("seconds from a minute before the first run")
+    fig.suptitle(f"{data['cluster']}: the servers during the benchmark")
+    fig.tight_layout()
+    fig.savefig(out / "benchmark.png", dpi=100)
+    plt.close(fig)
+    return True
+
+
 def main() -> int:
     data = json.loads(Path(sys.argv[1]).read_text())
     out = Path(sys.argv[2])
     out.mkdir(parents=True, exist_ok=True)
     plot(data, out)
+    plot_series(data, out)
     (out / "report.md").write_text(markdown(data) + "\n")
     print(out / "report.md")
     return 0
