@@ -116,7 +116,8 @@ def monitoring_targets(
 
 def monitoring_host_state_files(files: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """The role's files as host_state compares them: a template rendered, a role file
-    copied, root's, with its mode."""
+    copied, root's, with its mode; a secret (the OneFS exporter's password file) by the
+    checksum of its rendering, so that its content never leaves the controller."""
     entries = []
     for item in files:
         entry: dict[str, Any] = {
@@ -125,7 +126,9 @@ def monitoring_host_state_files(files: Sequence[Mapping[str, Any]]) -> list[dict
             "group": "root",
             "mode": str(item.get("mode") or "0644"),
         }
-        if "src" in item:
+        if item.get("secret"):
+            entry["checksum"] = item["checksum"]
+        elif "src" in item:
             entry["template"] = item["src"]
         else:
             entry["source"] = item["file"]

@@ -248,12 +248,16 @@ def test_targets_name_each_host_as_the_inventory_does():
 def test_the_files_as_host_state_reads_them():
     assert mon.monitoring_host_state_files(
         [{"dest": "/etc/default/x", "src": "x.j2", "service": "x"},
-         {"dest": "/usr/local/sbin/e", "file": "e", "mode": "0755", "service": ""}]
+         {"dest": "/usr/local/sbin/e", "file": "e", "mode": "0755", "service": ""},
+         {"dest": "/etc/default/s", "src": "s.j2", "mode": "0600", "secret": True,
+          "checksum": "da39a3ee", "service": "s"}]
     ) == [
         {"path": "/etc/default/x", "owner": "root", "group": "root", "mode": "0644",
          "template": "x.j2"},
         {"path": "/usr/local/sbin/e", "owner": "root", "group": "root", "mode": "0755",
          "source": "e"},
+        {"path": "/etc/default/s", "owner": "root", "group": "root", "mode": "0600",
+         "checksum": "da39a3ee"},  # a secret: its content stays on the controller
     ]  # fmt: skip
 
 
