@@ -294,3 +294,21 @@ def test_the_onefs_exporter_reads_the_simulated_cluster_over_tls(tmp_path):
     assert f"{used} 1.048576e+06" in text
     assert 'dlcluster_onefs_pool_used_ratio{pool="f800_48tb-ssd_256gb",type="nodepool"} 0.0' in text
     assert "dlcluster_onefs_up 0.0" in wrong and "dlcluster_onefs_ifs_bytes{" not in wrong
+
+
+def test_api_addresses_that_hang_cost_one_budget_together_not_one_each():
+    """Three addresses that accept and never answer: the scrape says the API is down
+    within the collector's budget (all tries together), not after a timeout per address."""
+    import socket
+
+    listeners = [socket.create_server(("127.0.0.1", 0)) for _ in range(3)]
+    try:
+        urls = [f"https://127.0.0.1:{s.getsockname()[1]}" for s in listeners]
+        start = time.monotonic()
+        text = _serve(exporter.OnefsCollector(urls, "admin", "x", None, budget=1.0))
+        took = time.monotonic() - start
+    finally:
+        for listener in listeners:
+            listener.close()
+    assert "dlcluster_onefs_up 0.0" in text
+    assert took < 2.0, took  # one budget (1 s), where one timeout per address took 3 s
