@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import sys
 import threading
 import time
@@ -186,3 +187,22 @@ def test_faults_slow_only_the_matching_commands(eos):
         started = time.monotonic()
         conn.send_command("show version")
         assert time.monotonic() - started >= 0.5
+
+
+def test_a_stopped_switch_no_longer_answers_on_its_port(tmp_path):
+    """stop() ends the accept loop: nothing keeps answering SSH on the old port under a
+    file descriptor number the process has since given to another socket."""
+    switch = Switch(
+        "os10", str(tmp_path / "state.json"), {"admin": "pw"},
+        load_host_key(str(tmp_path / "host_key")), "lab-sw",
+    )  # fmt: skip
+    port = switch.listen("127.0.0.1", 0)
+    thread = threading.Thread(target=switch.serve_forever, daemon=True)
+    thread.start()
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as probe:
+        assert probe.recv(64).startswith(b"SSH-2.0-")  # served while running
+    switch.stop()
+    thread.join(5)
+    assert not thread.is_alive()
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", port), timeout=5).close()

@@ -17,6 +17,7 @@ slow_commands slows only the replies to matching commands, by slow_seconds.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import re
@@ -185,6 +186,8 @@ class Switch:
         self.faults_path = Path(faults_path) if faults_path else None
         self.sock: socket.socket | None = None
         self.stopping = threading.Event()
+        self.serving = threading.Event()  # serve_forever() has begun
+        self.served = threading.Event()  # serve_forever() has returned
 
     def faults(self) -> dict[str, Any]:
         if self.faults_path and self.faults_path.exists():
@@ -203,17 +206,37 @@ class Switch:
 
     def serve_forever(self) -> None:
         assert self.sock is not None
-        while not self.stopping.is_set():
-            try:
-                client, _ = self.sock.accept()
-            except OSError:
-                break
-            threading.Thread(target=self._connection, args=(client,), daemon=True).start()
+        self.serving.set()
+        try:
+            while not self.stopping.is_set():
+                try:
+                    client, _ = self.sock.accept()
+                except OSError:
+                    break
+                if self.stopping.is_set():
+                    client.close()
+                    break
+                threading.Thread(target=self._connection, args=(client,), daemon=True).start()
+        finally:
+            self.served.set()
 
     def stop(self) -> None:
+        """Stop listening and end the accept loop before the socket is closed.
+
+        close() alone does not wake a thread blocked in accept() on Linux: that thread
+        keeps the listening socket alive under a file descriptor number the process may
+        already have given to another socket, and goes on answering on the old port.
+        shutdown() wakes it (accept fails), and the socket is closed once the loop has
+        returned."""
         self.stopping.set()
-        if self.sock:
-            self.sock.close()
+        if self.sock is None:
+            return
+        # a listening socket may report "not connected": accept is woken all the same
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)
+        if self.serving.is_set():
+            self.served.wait(5)
+        self.sock.close()
 
     def _connection(self, client: socket.socket) -> None:
         transport = paramiko.Transport(client)
