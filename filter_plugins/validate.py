@@ -285,6 +285,63 @@ def validate_benchmark_series(
     return records
 
 
+def validate_inter_switch_hosts(switches: Sequence[str], hostvars: Mapping[str, Any]) -> list[str]:
+    """The switches of the inventory that name inter-switch ports (switches_inter_switch_ports)."""
+    return [h for h in switches if hostvars[h].get("switches_inter_switch_ports") or []]
+
+
+def validate_inter_switch_counters(
+    before: Sequence[Mapping[str, Any]],
+    after: Sequence[Mapping[str, Any]],
+    hostvars: Mapping[str, Any],
+    maximum: float,
+) -> list[dict[str, Any]]:
+    """One record per inter-switch port: the packets that crossed it between the reads
+    before and after the benchmark's runs (the registered loops of switch_command's
+    counters, one item per switch), in and out together. A maximum of 0 records without
+    judging; a switch that could not be read, or counters that went back (cleared during
+    the runs), fail: the paper's check was asked for and not made."""
+    read_before = {str(r.get("item")): r for r in before}
+    records = []
+    for answer in after:
+        switch = str(answer.get("item"))
+        first = read_before.get(switch) or {}
+        ports = hostvars[switch].get("switches_inter_switch_ports") or []
+        for port in ports:
+            earlier = (first.get("counters") or {}).get(port)
+            later = (answer.get("counters") or {}).get(port)
+            if earlier is None or later is None:
+                # failed_when: false leaves `failed` false: a failed read is known by its msg
+                why = first.get("msg") or answer.get("msg") or "no counters read"
+                records.append(
+                    _record("inter_switch", switch, port, status="fail",
+                            reason=f"counters not read: {why}")
+                )  # fmt: skip
+                continue
+            moved = {
+                way: later[f"{way}_packets"] - earlier[f"{way}_packets"] for way in ("in", "out")
+            }
+            if min(moved.values()) < 0:
+                records.append(
+                    _record("inter_switch", switch, port, status="fail",
+                            reason="the counters went back during the runs (cleared?): "
+                            f"before {earlier}, after {later}")
+                )  # fmt: skip
+                continue
+            total = moved["in"] + moved["out"]
+            judged = maximum and maximum > 0
+            records.append(
+                _record(
+                    "inter_switch", switch, port, value=total, unit="packets during the runs",
+                    threshold=maximum if judged else None,
+                    status=("fail" if total > maximum else "pass") if judged else "info",
+                    reason=f"in {moved['in']}, out {moved['out']} (counters before: "
+                    f"{earlier['in_packets']} in, {earlier['out_packets']} out)",
+                )
+            )  # fmt: skip
+    return records
+
+
 def validate_fio_result(
     result: Mapping[str, Any], host: str, minimum_mbps: float, directory: str, local: bool
 ) -> dict[str, Any]:
@@ -680,6 +737,8 @@ class FilterModule:
             "validate_iperf2_result": validate_iperf2_result,
             "validate_benchmark_result": validate_benchmark_result,
             "validate_benchmark_series": validate_benchmark_series,
+            "validate_inter_switch_hosts": validate_inter_switch_hosts,
+            "validate_inter_switch_counters": validate_inter_switch_counters,
             "validate_fio_result": validate_fio_result,
             "validate_reader_results": validate_reader_results,
             "validate_sizing_result": validate_sizing_result,

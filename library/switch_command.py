@@ -16,12 +16,21 @@ description:
     empty answer.
   - Only commands that start with C(show) (or C(net show) / C(nv show) on Cumulus Linux)
     are accepted.
+  - With O(counters), it also reads the named interfaces' packet and octet counters with
+    the platform's structured command (C(show interfaces | json) on arista_eos, the
+    platforms of C(COUNTER_COMMANDS) in module_utils/switch_config.py) and returns them
+    in RV(counters); an interface the switch does not have fails the task.
 options:
   commands:
     description: The show commands, run in this order.
     type: list
     elements: str
-    required: true
+    default: []
+  counters:
+    description: Interfaces whose counters to read (after O(commands)).
+    type: list
+    elements: str
+    default: []
 extends_documentation_fragment: [switch_connection]
 """
 
@@ -48,6 +57,14 @@ stdout_lines:
   returned: success
   type: list
   elements: list
+counters:
+  description:
+    - Per interface of O(counters), C(in_packets) and C(out_packets) (unicast, multicast
+      and broadcast together) and C(in_octets), C(out_octets).
+  returned: success
+  type: dict
+  sample:
+    Ethernet31/1: {in_packets: 1000, in_octets: 64000, out_packets: 900, out_octets: 57600}
 """
 
 import re
@@ -56,10 +73,12 @@ import traceback
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 from ansible.module_utils.switch_config import (
     CONNECTION_ARGUMENT_SPEC,
+    COUNTER_COMMANDS,
     HAS_NETMIKO,
     NETMIKO_IMPORT_ERROR,
     PLATFORMS,
     connect,
+    interface_counters,
 )
 
 READ_ONLY = re.compile(r"^(?:show|net show|nv show)\s")
@@ -74,7 +93,8 @@ def main():
     module = AnsibleModule(
         argument_spec={
             **CONNECTION_ARGUMENT_SPEC,
-            "commands": {"type": "list", "elements": "str", "required": True},
+            "commands": {"type": "list", "elements": "str", "default": []},
+            "counters": {"type": "list", "elements": "str", "default": []},
         },
         supports_check_mode=True,
     )
@@ -85,6 +105,11 @@ def main():
     if writes:
         module.fail_json(msg=f"switch_command runs show commands only; refused: {writes}")
     platform = PLATFORMS[params["platform"]]
+    if params["counters"] and params["platform"] not in COUNTER_COMMANDS:
+        module.fail_json(
+            msg=f"no interface counters are read on {params['platform']} (only on "
+            f"{', '.join(COUNTER_COMMANDS)})"
+        )
     try:
         conn = connect(params)
     except Exception as exc:
@@ -101,6 +126,15 @@ def main():
                     stdout_lines=_lines(outputs),
                 )
             outputs.append(output)
+        counters = {}
+        if params["counters"]:
+            command = COUNTER_COMMANDS[params["platform"]]
+            output = conn.send_command(command, read_timeout=params["timeout"])
+            try:
+                counters = interface_counters(params["platform"], output, params["counters"])
+            except ValueError as exc:
+                module.fail_json(msg=f"`{command}`: {exc}", stdout=outputs,
+                                 stdout_lines=_lines(outputs))  # fmt: skip
     except Exception as exc:
         module.fail_json(
             msg=f"{exc}",
@@ -110,7 +144,7 @@ def main():
         )
     finally:
         conn.disconnect()
-    module.exit_json(changed=False, stdout=outputs, stdout_lines=_lines(outputs))
+    module.exit_json(changed=False, stdout=outputs, stdout_lines=_lines(outputs), counters=counters)
 
 
 if __name__ == "__main__":

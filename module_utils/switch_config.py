@@ -50,6 +50,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib.util
+import json
 import re
 import shlex
 import time
@@ -847,6 +848,43 @@ class ApiTransport:
     # dialect the API is for
     detect: Callable[[Any], tuple[str, str]] | None = None
     dialect: str | None = None
+
+
+# ---- interface counters -----------------------------------------------------------------
+
+# The command that prints every interface's counters, per platform that has a structured
+# form of them: EOS's `show interfaces | json` carries `interfaceCounters` (inOctets,
+# inUcastPkts, inMulticastPkts, inBroadcastPkts and their out* twins), the keys napalm's
+# get_interfaces_counters reads (napalm, napalm/eos/eos.py).
+COUNTER_COMMANDS: dict[str, str] = {"arista_eos": "show interfaces | json"}
+COUNTER_PLATFORMS = tuple(COUNTER_COMMANDS)
+
+
+def interface_counters(
+    platform: str, output: str, names: Sequence[str]
+) -> dict[str, dict[str, int]]:
+    """Packets and octets in and out of each named interface, from the output of
+    COUNTER_COMMANDS[platform]; ValueError names an interface the switch does not have."""
+    if platform not in COUNTER_COMMANDS:
+        raise ValueError(f"no interface counters are read on {platform}")
+    try:
+        interfaces = json.loads(output)["interfaces"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"`{COUNTER_COMMANDS[platform]}` did not answer JSON: {exc}") from None
+    found = {}
+    for name in names:
+        if name not in interfaces:
+            raise ValueError(f"the switch has no interface {name}")
+        counters = interfaces[name].get("interfaceCounters") or {}
+        found[name] = {
+            f"{way}_{unit}": sum(int(counters.get(f"{way}{key}", 0)) for key in keys)
+            for way in ("in", "out")
+            for unit, keys in (
+                ("packets", ("UcastPkts", "MulticastPkts", "BroadcastPkts")),
+                ("octets", ("Octets",)),
+            )
+        }
+    return found
 
 
 API_TRANSPORTS: dict[str, ApiTransport] = {

@@ -135,6 +135,14 @@ def test_the_papers_benchmark_launch_runs_and_records_images_per_sec():
     assert all(len(points) > 2 for points in series["cpu"]["series"].values())
     assert "![the servers during the benchmark](benchmark.png)" in report
     assert (REPORT / "benchmark.png").stat().st_size > 20_000
+    # the inter-switch ports' counters before and after the runs, read from the lab's 7060
+    # container over SSH (seed 000 Appendix F tip 2); the lab's switches forward nothing
+    links = {r["target"]: r for r in data["results"] if r["check"] == "inter_switch"}
+    assert set(links) == {"Ethernet31/1", "Ethernet32/1"}, links
+    for link in links.values():
+        assert link["host"] == "lab-7060" and link["status"] == "info", link
+        assert link["value"] == 0 and link["unit"] == "packets during the runs", link
+    assert "## Inter-switch links during the benchmark (packet counters before and after)" in report
 
 
 def test_a_benchmark_whose_caches_cannot_be_flushed_fails_when_flushes_are_required():

@@ -260,6 +260,36 @@ PREFLIGHT_CASES = [
         " cumulus_linux)",
     ),
     (
+        "inter_switch_ports_where_no_counters_are_read",
+        {
+            "switches": {
+                "sw-1": {
+                    "switches_platform": "dell_os10",
+                    "switches_model": "S5232F-ON",
+                    "switches_inter_switch_ports": ["ethernet1/1/31"],
+                }
+            }
+        },
+        {},
+        "sw-1: switches_inter_switch_ports: validate reads packet counters on arista_eos"
+        " switches only, not dell_os10",
+    ),
+    (
+        "inter_switch_port_the_switch_does_not_have",
+        {
+            "switches": {
+                "sw-1": {
+                    "switches_platform": "arista_eos",
+                    "switches_model": "7060CX2-32S",
+                    "switches_eos_port_channels": [{"id": 10, "members": ["Ethernet31/1"]}],
+                    "switches_inter_switch_ports": ["Port-Channel10", "Ethernet33/1"],
+                }
+            }
+        },
+        {},
+        "sw-1: switches_inter_switch_ports: 'Ethernet33/1' is not an interface of the 7060CX2-32S",
+    ),
+    (
         "missing_vaulted_secret",
         {},
         {"cluster_onefs_password": ""},

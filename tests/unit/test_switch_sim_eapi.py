@@ -351,6 +351,40 @@ def test_napalm_facts_interfaces_merge_commit_and_rollback(switch):
         driver.close()
 
 
+def test_napalm_reads_the_counters_the_fault_file_sets_and_zero_elsewhere(switch):
+    """A lab switch forwards nothing: its counters are 0 unless the fault file plays
+    traffic; a Port-Channel counts what its members do. The same numbers in the CLI's
+    `show interfaces` text."""
+    switch.cli("enable", "configure", "interface Ethernet31/1", "channel-group 10 mode active",
+               "interface Ethernet32/1", "channel-group 10 mode active", "end")  # fmt: skip
+    faults = {
+        "interface_counters": {
+            "Ethernet31/1": {"inUcastPkts": 1000, "outUcastPkts": 900, "inOctets": 64000},
+            "Ethernet32/1": {"inUcastPkts": 10, "inMulticastPkts": 5},
+        }
+    }
+    switch.lab.faults.write_text(json.dumps(faults))
+    try:
+        driver = _napalm(switch)
+        driver.open()
+        try:
+            counters = driver.get_interfaces_counters()
+        finally:
+            driver.close()
+        text = switch.cli("show interfaces")[0]
+    finally:
+        switch.lab.faults.write_text("{}")
+    assert counters["Ethernet31/1"]["rx_unicast_packets"] == 1000
+    assert counters["Ethernet31/1"]["tx_unicast_packets"] == 900
+    assert counters["Ethernet31/1"]["rx_octets"] == 64000
+    assert counters["Port-Channel10"]["rx_unicast_packets"] == 1010
+    assert counters["Port-Channel10"]["rx_multicast_packets"] == 5
+    assert counters["Ethernet1/1"]["rx_unicast_packets"] == 0  # nothing crosses a lab switch
+    block = text[text.index("Ethernet31/1 is") :].split("\nEthernet")[0].splitlines()
+    assert "     1000 packets input, 64000 bytes" in block
+    assert "     900 packets output, 0 bytes" in block
+
+
 def test_napalm_replace_starts_from_the_clean_config_and_close_discards_it(switch):
     driver = _napalm(switch)
     driver.open()

@@ -418,6 +418,27 @@ def _colon(mac: str) -> str:
     return ":".join(raw[i : i + 2] for i in range(0, 12, 2))
 
 
+# `interfaceCounters` of `show interfaces | json`: the keys napalm's get_interfaces_counters
+# reads [napalm]. A lab switch forwards nothing: every counter is 0 unless the lab's fault
+# file sets it (SwitchState.interface_counters); a Port-Channel counts what its members do.
+COUNTERS = (
+    "inOctets", "inUcastPkts", "inMulticastPkts", "inBroadcastPkts", "inDiscards",
+    "totalInErrors", "outOctets", "outUcastPkts", "outMulticastPkts", "outBroadcastPkts",
+    "outDiscards", "totalOutErrors",
+)  # fmt: skip
+
+
+def counters(session: ShowSession, name: str) -> dict[str, int]:
+    """The counters of one interface, a Port-Channel's as the sum of its members'."""
+    given = session.state.interface_counters()
+    names = [name]
+    if name.startswith("Port-Channel") and name not in given:
+        names = _members(session, name[len("Port-Channel") :])
+    return {
+        key: sum(int((given.get(member) or {}).get(key, 0)) for member in names) for key in COUNTERS
+    }
+
+
 def interface_facts(session: ShowSession) -> list[dict[str, Any]]:
     """What `show interfaces` reports for each interface (text and JSON share it)."""
     config = session.state.running
@@ -434,6 +455,7 @@ def interface_facts(session: ShowSession) -> list[dict[str, Any]]:
             "mtu": settings["mtu"] or (9214 if settings["switchport"] else 1500),
             "bandwidth": row["bandwidth"], "duplex": row["duplex"],
             "routed": not settings["switchport"], "address": settings["ip_address"],
+            "counters": counters(session, row["name"]),
         })  # fmt: skip
     return facts
 
@@ -461,6 +483,11 @@ def interfaces_text(session: ShowSession) -> str:
         out.append(f"  Full-duplex, {speed}, auto negotiation: off, uni-link: n/a")
         out.append("  0 link status changes since last clear")
         out.append('  Last clearing of "show interface" counters never')
+        # the counter lines ntc-templates' arista_eos_show_interfaces passes over
+        count = fact["counters"]
+        for way, verb in (("in", "input"), ("out", "output")):
+            packets = sum(count[f"{way}{kind}Pkts"] for kind in ("Ucast", "Multicast", "Broadcast"))
+            out.append(f"     {packets} packets {verb}, {count[f'{way}Octets']} bytes")
     return "\n".join(out)
 
 
@@ -478,8 +505,12 @@ def interfaces_json(session: ShowSession) -> dict[str, Any]:
             "duplex": "duplexFull" if fact["duplex"] == "full" else "duplexUnknown",
             "lineProtocolStatus": fact["protocol"],
             "interfaceStatus": fact["status"],
+            # napalm's get_interfaces_counters reads `hardware` [napalm]; "portChannel"
+            # for a Port-Channel is **unverified**
+            "hardware": "ethernet" if fact["name"].startswith("Ethernet") else "portChannel",
             "forwardingModel": "routed" if fact["routed"] else "bridged",
             "interfaceAddress": [],
+            "interfaceCounters": fact["counters"],
         }
         if fact["address"]:
             address, _, length = fact["address"].partition("/")

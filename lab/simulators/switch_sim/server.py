@@ -184,6 +184,9 @@ class Switch:
         self.users = users
         self.host_key = host_key
         self.faults_path = Path(faults_path) if faults_path else None
+        # the fault file's `interface_counters` (counters a test sets: a lab switch
+        # forwards no traffic of its own), read afresh at every show
+        self.state.interface_counters = lambda: self.faults().get("interface_counters") or {}
         self.sock: socket.socket | None = None
         self.stopping = threading.Event()
         self.serving = threading.Event()  # serve_forever() has begun

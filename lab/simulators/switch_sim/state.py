@@ -11,6 +11,7 @@ import json
 import os
 import tempfile
 import threading
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,11 @@ class SwitchState:
         # Front-panel ports with a cable plugged in (none on a factory switch): a port
         # without one is down / notconnect.
         self.cabled_ports: frozenset[int] = frozenset()
+        # The packet and octet counters of interfaces, by interface name ({"Ethernet31/1":
+        # {"inUcastPkts": 12, ...}}): a lab switch forwards nothing, so every counter is 0
+        # unless the lab's fault file gives numbers (server.Switch reads it), as a test
+        # does to play traffic crossing a port.
+        self.interface_counters: Callable[[], Mapping[str, Mapping[str, int]]] = dict
         # Device-wide state that lives in memory only, like the running configuration
         # (EOS keeps pending configuration sessions here; a restart discards them).
         self.volatile: dict[str, Any] = {}

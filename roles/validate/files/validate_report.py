@@ -28,6 +28,7 @@ TITLES = {
     "sizing": "Sizing guidance (the papers' tables)",
     "benchmark": "The papers' benchmark launch, next to the paper's figure",
     "benchmark_series": "The servers during the benchmark (Prometheus)",
+    "inter_switch": "Inter-switch links during the benchmark (packet counters before and after)",
     "portal": "The data scientist portal in a browser (seed 004 §5)",
 }
 
