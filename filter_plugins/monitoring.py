@@ -136,6 +136,27 @@ def monitoring_host_state_files(files: Sequence[Mapping[str, Any]]) -> list[dict
     return entries
 
 
+def monitoring_host_state_services(
+    files: Sequence[Mapping[str, Any]], exporter: str
+) -> list[dict[str, Any]]:
+    """The host's monitoring services as host_state compares them: running, enabled, and
+    started after the last change of the files each reads (its own, and dlcluster's
+    exporter program for dlcluster's exporters), so that a restart a run lost is found."""
+    services: dict[str, list[str]] = {}
+    for item in files:
+        if item.get("service"):
+            services.setdefault(item["service"], []).append(item["dest"])
+    return [
+        {
+            "name": name,
+            "state": "started",
+            "enabled": True,
+            "reads": reads + ([exporter] if name.startswith("dlcluster-") else []),
+        }
+        for name, reads in services.items()
+    ]
+
+
 class FilterModule:
     """The monitoring role's decisions."""
 
@@ -145,4 +166,5 @@ class FilterModule:
             "monitoring_problems": monitoring_problems,
             "monitoring_targets": monitoring_targets,
             "monitoring_host_state_files": monitoring_host_state_files,
+            "monitoring_host_state_services": monitoring_host_state_services,
         }

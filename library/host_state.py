@@ -97,6 +97,18 @@ options:
       enabled:
         description: Whether the unit starts at boot; not compared when omitted.
         type: bool
+      reads:
+        description:
+          - Files the unit reads when it starts (its configuration). An active unit that
+            became active before one of them last changed runs on the old settings: it
+            differs (C(slurmd: started before /etc/default/slurmd changed)) and is named
+            in RV(stale), so that the apply restarts it. This finds the restart a run
+            lost (interrupted between writing a file and restarting its service), which
+            the files' and the unit's states alone do not show. Only for units the role
+            restarts (not reloads) after a change; a missing file is not compared.
+        type: list
+        elements: path
+        default: []
 author: dlcluster
 """
 
@@ -138,6 +150,14 @@ differences:
   type: list
   elements: str
   sample: ["/etc/default/slurmd: content", "slurmd: inactive, wanted started"]
+stale:
+  description:
+    - The O(services[].name) of each active unit that started before one of its
+      O(services[].reads) files last changed (the apply restarts them).
+  returned: always
+  type: list
+  elements: str
+  sample: [slurmd]
 """
 
 import grp
@@ -145,6 +165,7 @@ import hashlib
 import os
 import pwd
 import stat
+import time
 
 from ansible.module_utils.basic import AnsibleModule
 
@@ -216,6 +237,30 @@ def _unit(name: str) -> str:
     return name if "." in name else f"{name}.service"
 
 
+def stale_services(
+    specs: list[dict], shown: dict[str, dict[str, str]], monotonic: float, wall: float
+) -> list[tuple[str, str]]:
+    """(name, file) of each active unit that became active before one of its `reads`
+    files last changed. systemd gives the start on CLOCK_MONOTONIC (microseconds), the
+    file system on the wall clock: `monotonic` and `wall` are both clocks read now."""
+    stale = []
+    for spec in specs:
+        unit = shown.get(_unit(spec["name"]), {})
+        entered = unit.get("ActiveEnterTimestampMonotonic", "0")
+        if unit.get("ActiveState") != "active" or not entered.isdigit() or int(entered) == 0:
+            continue
+        started = wall - (monotonic - int(entered) / 1e6)
+        for path in spec.get("reads") or []:
+            try:
+                changed = os.stat(path).st_mtime
+            except FileNotFoundError:
+                continue
+            if changed > started:
+                stale.append((spec["name"], path))
+                break
+    return stale
+
+
 def service_differences(specs: list[dict], shown: dict[str, dict[str, str]]) -> list[str]:
     problems = []
     for spec in specs:
@@ -270,12 +315,14 @@ def main() -> None:
                     "name": {"type": "str", "required": True},
                     "state": {"type": "str", "choices": ["started", "stopped"]},
                     "enabled": {"type": "bool"},
+                    "reads": {"type": "list", "elements": "path", "default": []},
                 },
             },
         },
         supports_check_mode=True,
     )
     differences: list[str] = []
+    stale: list[str] = []
     for spec in module.params["files"]:
         differences += file_differences(spec)
     services = module.params["services"]
@@ -286,13 +333,17 @@ def main() -> None:
                 systemctl,
                 "show",
                 "-p",
-                "Id,ActiveState,UnitFileState",
+                "Id,ActiveState,UnitFileState,ActiveEnterTimestampMonotonic",
                 *[_unit(s["name"]) for s in services],
             ]
         )
         if rc != 0:
             module.fail_json(msg=f"systemctl show failed: {err.strip() or out.strip()}")
-        differences += service_differences(services, parse_systemctl_show(out))
+        shown = parse_systemctl_show(out)
+        differences += service_differences(services, shown)
+        found = stale_services(services, shown, time.monotonic(), time.time())
+        differences += [f"{name}: started before {path} changed" for name, path in found]
+        stale = [name for name, _ in found]
     contents = {}
     for path in module.params["read"]:
         try:
@@ -301,7 +352,11 @@ def main() -> None:
         except FileNotFoundError:
             contents[path] = None
     module.exit_json(
-        changed=False, differs=bool(differences), differences=differences, contents=contents
+        changed=False,
+        differs=bool(differences),
+        differences=differences,
+        contents=contents,
+        stale=stale,
     )
 
 

@@ -163,8 +163,13 @@ def test_a_partition_change_keeps_running_jobs_and_a_drained_node_is_reported_no
     and the last node is drained by hand (under repair): the partition is there, the job
     still runs, the run succeeds and reports the drained node with its reason. The same
     run finds a hand edit in the directory (alice's shell changed with ldapmodify) and
-    writes the inventory's value back: the directory's read decides, not the task list."""
+    writes the inventory's value back: the directory's read decides, not the task list,
+    and restarts slurmd on a node where it runs on settings older than its files (a run
+    stopped between writing /etc/default/slurmd and the restart: the file is touched)."""
     drained = COMPUTE[-1]
+    stale = docker_host(COMPUTE[1])
+    started = stale.run("systemctl show -p ActiveEnterTimestampMonotonic --value slurmd").stdout
+    assert stale.run("touch /etc/default/slurmd").rc == 0
     job_id = _run(f"sbatch --parsable -N1 -p hipri -w {COMPUTE[0]} --wrap 'sleep 600'").strip()
     _run(f"scontrol update nodename={drained} state=drain reason=lab-repair")
     _ldap(
@@ -190,6 +195,8 @@ def test_a_partition_change_keeps_running_jobs_and_a_drained_node_is_reported_no
         assert "labq" in _run("sinfo --noheader --format=%P")
         assert "JobState=RUNNING" in _run(f"scontrol show job {job_id}")
         assert "loginShell: /bin/bash" in _ldap("ldapsearch", "-LLL", "-b", ALICE_DN, "loginShell")
+        restarted = stale.run("systemctl show -p ActiveEnterTimestampMonotonic --value slurmd")
+        assert int(restarted.stdout) > int(started), (started, restarted.stdout)
     finally:
         _head().run(f"scancel {job_id}")
         _run(f"scontrol update nodename={drained} state=resume")

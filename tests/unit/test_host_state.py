@@ -131,6 +131,31 @@ def test_services_differ_by_state_and_by_enablement():
     ]
 
 
+def test_a_unit_started_before_its_settings_changed_is_stale(tmp_path):
+    """A run that wrote slurmd's settings and was interrupted before the restart: the
+    file is as intended and slurmd active, on its old settings. Its start (monotonic
+    clock) before the file's last change (wall clock) says so."""
+    settings = _file(tmp_path)
+    os.utime(settings, (1_000_000, 1_000_000))  # last changed at wall time 1,000,000
+    wall, monotonic = 1_000_100.0, 500.0  # now: 100 s after the change, 500 s after boot
+    shown = {
+        # active since 50 s after boot: 450 s ago, before the change (100 s ago)
+        "slurmd.service": {"ActiveState": "active", "ActiveEnterTimestampMonotonic": "50000000"},
+        # restarted 10 s ago, after the change
+        "munge.service": {"ActiveState": "active", "ActiveEnterTimestampMonotonic": "490000000"},
+        # not running: its state is the difference, not its settings
+        "slurmctld.service": {"ActiveState": "inactive", "ActiveEnterTimestampMonotonic": "0"},
+    }
+    specs = [
+        {"name": "slurmd", "reads": [str(tmp_path / "gone"), str(settings)]},
+        {"name": "munge", "reads": [str(settings)]},
+        {"name": "slurmctld", "reads": [str(settings)]},
+        {"name": "sshd.service", "reads": [str(settings)]},  # not shown: unknown, skipped
+    ]
+    assert host_state.stale_services(specs, shown, monotonic, wall) == [("slurmd", str(settings))]
+    assert host_state.stale_services([{"name": "slurmd"}], shown, monotonic, wall) == []
+
+
 def test_the_module_reads_only_and_says_what_differs(tmp_path, capsys):
     path = _file(tmp_path)
     args = {

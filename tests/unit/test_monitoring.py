@@ -261,6 +261,30 @@ def test_the_files_as_host_state_reads_them():
     ]  # fmt: skip
 
 
+def test_the_services_as_host_state_reads_them_with_the_files_each_reads():
+    """Running, enabled, and started after the files it reads last changed: each service
+    its own files, dlcluster's exporters the exporter program too; files without a service
+    (the program itself, the console pages) name none."""
+    exporter = "/usr/local/sbin/dlcluster-exporter"
+    assert mon.monitoring_host_state_services(
+        [{"dest": "/etc/default/prometheus-node-exporter", "service": "prometheus-node-exporter"},
+         {"dest": exporter, "service": ""},
+         {"dest": "/etc/systemd/system/dlcluster-gpu-exporter.service",
+          "service": "dlcluster-gpu-exporter"},
+         {"dest": "/etc/prometheus/prometheus.yml", "service": "prometheus"},
+         {"dest": "/etc/prometheus/dlcluster-alerts.yml", "service": "prometheus"},
+         {"dest": "/etc/prometheus/consoles/isilon.html", "service": ""}],
+        exporter,
+    ) == [
+        {"name": "prometheus-node-exporter", "state": "started", "enabled": True,
+         "reads": ["/etc/default/prometheus-node-exporter"]},
+        {"name": "dlcluster-gpu-exporter", "state": "started", "enabled": True,
+         "reads": ["/etc/systemd/system/dlcluster-gpu-exporter.service", exporter]},
+        {"name": "prometheus", "state": "started", "enabled": True,
+         "reads": ["/etc/prometheus/prometheus.yml", "/etc/prometheus/dlcluster-alerts.yml"]},
+    ]  # fmt: skip
+
+
 def test_the_onefs_exporter_reads_the_simulated_cluster_over_tls(tmp_path):
     """dlcluster's OneFS exporter against the lab's OneFS simulator in-process: basic
     authentication, the CA file, the first address that answers; every family from
