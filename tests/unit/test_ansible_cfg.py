@@ -3,13 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-BIN = Path(sys.executable).parent
+from playbook import local_host, run_playbook
 
 PLAYBOOK = """
 - name: Write a configuration, then fail before the end of the play
@@ -41,15 +36,9 @@ def test_a_failed_run_still_restarts_what_it_reconfigured(tmp_path):
     playbook = tmp_path / "play.yml"
     playbook.write_text(PLAYBOOK)
     inventory = tmp_path / "inventory.yml"
-    server = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
-    inventory.write_text(json.dumps({"all": {"hosts": {"server": server}}}))
+    inventory.write_text(json.dumps({"all": {"hosts": {"server": local_host()}}}))
     variables = {"config": str(tmp_path / "app.conf"), "restarted": str(tmp_path / "restarted")}
-    env = {**os.environ, "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"), "ANSIBLE_NOCOLOR": "1"}
-    result = subprocess.run(
-        [str(BIN / "ansible-playbook"), "-i", str(inventory), str(playbook),
-         "-e", json.dumps(variables)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    result = run_playbook(inventory, playbook, variables)
     assert result.returncode != 0 and "a later task failed" in result.stdout, result.stdout
     assert (tmp_path / "app.conf").read_text() == "settings\n"
     assert (tmp_path / "restarted").read_text() == "restarted\n", result.stdout[-2000:]

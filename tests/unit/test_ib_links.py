@@ -12,18 +12,15 @@ converge (tests/lab/test_fabric_ib.py).
 from __future__ import annotations
 
 import json
-import os
 import socket
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from playbook import ROOT, local_host, run_playbook
 from sim_lab import SimLab
 
-ROOT = Path(__file__).resolve().parents[2]
-BIN = Path(sys.executable).parent
 PLAYBOOK = ROOT / "tests" / "unit" / "playbooks" / "ib_links.yml"
 PASSWORD = "lab-switch-pw"
 # inventories/lab: lab-qm8700's links
@@ -44,9 +41,7 @@ class Fabric:
             conn.enable()
             conn.send_config_set(["ib sm"])
         self.inventory = tmp_path / "inventory.yml"
-        switch = {
-            "ansible_connection": "local",
-            "ansible_python_interpreter": sys.executable,
+        switch = local_host(**{
             "switches_platform": "mellanox_mlnxos",
             "switches_host": "127.0.0.1",
             "switches_port": self.lab.port,
@@ -54,25 +49,15 @@ class Fabric:
             "cluster_switch_username": "admin",
             "cluster_switch_password": PASSWORD,
             "ib_fabric_links": LAB_LINKS,
-        }
+        })  # fmt: skip
         self.inventory.write_text(
             json.dumps({"all": {"children": {"ib_fabric": {"hosts": {"lab-qm8700": switch}}}}})
         )
 
     def check(self, **extra_vars) -> tuple[int, str, float]:
         """Run the link check; its exit code, its output on one line, its seconds."""
-        env = {
-            **os.environ,
-            "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
-            "ANSIBLE_NOCOLOR": "1",
-            "ANSIBLE_STDOUT_CALLBACK": "default",
-        }
         started = time.monotonic()
-        result = subprocess.run(
-            [str(BIN / "ansible-playbook"), "-i", str(self.inventory), str(PLAYBOOK),
-             "-e", json.dumps(extra_vars)],
-            cwd=ROOT, env=env, capture_output=True, text=True, timeout=180, check=False,
-        )  # fmt: skip
+        result = run_playbook(self.inventory, PLAYBOOK, extra_vars)
         output = " ".join((result.stdout + result.stderr).split())
         return result.returncode, output, time.monotonic() - started
 

@@ -11,16 +11,12 @@ container the same way.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from playbook import ROOT, local_host, run_playbook
 from sim_lab import SimLab
 
-ROOT = Path(__file__).resolve().parents[2]
-BIN = Path(sys.executable).parent
 PLAYBOOK = ROOT / "tests" / "unit" / "playbooks" / "inter_switch.yml"
 PASSWORD = "lab-switch-pw"
 PORTS = ["Ethernet31/1", "Ethernet32/1"]
@@ -43,9 +39,7 @@ class Site:
         self.records = tmp_path / "records.json"
 
     def inventory(self, ports: list[str], **switch_vars) -> Path:
-        switch = {
-            "ansible_connection": "local",
-            "ansible_python_interpreter": sys.executable,
+        switch = local_host(**{
             "switches_platform": "arista_eos",
             "switches_host": "127.0.0.1",
             "switches_port": self.lab.port,
@@ -54,8 +48,8 @@ class Site:
             "cluster_switch_password": PASSWORD,
             "switches_inter_switch_ports": ports,
             **switch_vars,
-        }
-        server = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
+        })  # fmt: skip
+        server = local_host()
         path = self.tmp_path / "inventory.yml"
         path.write_text(json.dumps({"all": {"children": {
             "switches": {"hosts": {"lab-7060": switch}},
@@ -66,23 +60,13 @@ class Site:
     def run(self, traffic: dict, ports: list[str] = PORTS, **extra) -> tuple[int, str, list]:
         """Read, play `traffic` on the switch, read again: exit code, output, records."""
         switch_vars = extra.pop("switch_vars", {})
-        env = {
-            **os.environ,
-            "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
-            "ANSIBLE_NOCOLOR": "1",
-            "ANSIBLE_STDOUT_CALLBACK": "default",
-        }
         variables = {
             "traffic": traffic,
             "faults_file": str(self.lab.faults),
             "records_file": str(self.records),
             **extra,
         }
-        result = subprocess.run(
-            [str(BIN / "ansible-playbook"), "-i", str(self.inventory(ports, **switch_vars)),
-             str(PLAYBOOK), "-e", json.dumps(variables)],
-            cwd=ROOT, env=env, capture_output=True, text=True, timeout=180, check=False,
-        )  # fmt: skip
+        result = run_playbook(self.inventory(ports, **switch_vars), PLAYBOOK, variables)
         output = " ".join((result.stdout + result.stderr).split())
         records = json.loads(self.records.read_text()) if self.records.exists() else []
         return result.returncode, output, records

@@ -4,24 +4,17 @@ run on this machine as a one-server inventory whose directories are temporary on
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-BIN = Path(sys.executable).parent
+from playbook import ROOT, local_host, run_playbook
+
 PLAYBOOK = ROOT / "tests" / "unit" / "playbooks" / "ngc_keys.yml"
 FILES = ["authorized_keys", "id_ed25519", "known_hosts", "ssh_config", "ssh_host_ed25519_key"]
 
 
 def _run(tmp_path: Path) -> tuple[int, str]:
     inventory = tmp_path / "inventory.json"
-    server = {
-        "ansible_connection": "local",
-        "ansible_python_interpreter": sys.executable,
-        "cluster_data_address": "10.0.0.1",
-    }
+    server = local_host(cluster_data_address="10.0.0.1")
     inventory.write_text(
         json.dumps({"all": {"children": {"compute": {"hosts": {"gpu-1": server}}}}})
     )
@@ -29,12 +22,7 @@ def _run(tmp_path: Path) -> tuple[int, str]:
         "ngc_container_host_dir": str(tmp_path / "server" / "ngc"),
         "ngc_container_key_dir": str(tmp_path / "control" / "ngc-ssh"),
     }
-    env = {**os.environ, "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"), "ANSIBLE_NOCOLOR": "1"}
-    result = subprocess.run(
-        [str(BIN / "ansible-playbook"), "-i", str(inventory), str(PLAYBOOK),
-         "-e", json.dumps(variables)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=180, check=False,
-    )  # fmt: skip
+    result = run_playbook(inventory, PLAYBOOK, variables)
     return result.returncode, result.stdout + result.stderr
 
 
