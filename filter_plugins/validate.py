@@ -246,17 +246,18 @@ def validate_benchmark_result(
 
 
 def validate_benchmark_series(
-    answers: Sequence[Mapping[str, Any]], host: str, url: str
+    answers: Sequence[Mapping[str, Any]], host: str, url: str, missing: str = ""
 ) -> list[dict[str, Any]]:
     """One record per series of validate_benchmark_series (the registered loop of
     Prometheus' /api/v1/query_range answers): `series` maps each instance to its
     [[unix time, value], ...] over the runs' window, for the report's figure; a series
-    Prometheus could not give is skipped with the reason (no URL: none at all)."""
+    Prometheus could not give is skipped with the reason (no URL: none at all, `missing`
+    saying why)."""
     if not url:
+        why = missing or "no monitoring host"
         return [
             _record("benchmark_series", host, "servers during the benchmark", status="skipped",
-                    reason="no Prometheus to ask (validate_prometheus_url is empty: no"
-                    " monitoring host)")
+                    reason=f"no Prometheus to ask: {why}")
         ]  # fmt: skip
     records = []
     for answer in answers:

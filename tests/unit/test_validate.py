@@ -436,6 +436,9 @@ def test_the_benchmarks_series_are_recorded_for_the_figure_and_failures_said():
     assert gpu["status"] == "skipped" and "parse error at char 3" in gpu["reason"]
     (none,) = validate.validate_benchmark_series([], "gpu-1", "")
     assert none["status"] == "skipped" and "no monitoring host" in none["reason"]
+    why = "head publishes no Prometheus URL (/etc/prometheus/dlcluster.json: file not found)"
+    (unpublished,) = validate.validate_benchmark_series([], "gpu-1", "", why)
+    assert unpublished["reason"] == f"no Prometheus to ask: {why}"
 
 
 def test_the_report_draws_the_servers_during_the_benchmark(tmp_path):
