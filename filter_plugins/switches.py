@@ -391,13 +391,13 @@ def switch_host_problems(host: str, hostvars: Mapping[str, Any], data_mtu: Any =
                 )
             members[member] = channel.get("id")
     inter_switch = hostvars.get("switches_inter_switch_ports") or []
-    if inter_switch and platform not in TABLES.COUNTER_PLATFORMS:
+    if inter_switch and platform not in TABLES.COUNTER_COMMANDS:
         problems.append(
             f"{host}: switches_inter_switch_ports: validate reads packet counters on "
-            f"{', '.join(TABLES.COUNTER_PLATFORMS)} switches only, not {platform}"
+            f"{', '.join(TABLES.COUNTER_COMMANDS)} switches only, not {platform}"
         )
     channels = {f"Port-Channel{c.get('id')}" for c in hostvars.get(f"{prefix}port_channels") or []}
-    for name in inter_switch if platform in TABLES.COUNTER_PLATFORMS else []:
+    for name in inter_switch if platform in TABLES.COUNTER_COMMANDS else []:
         if name not in channels:
             check_name("switches_inter_switch_ports", name)
     for index, bond in enumerate(hostvars.get(f"{prefix}bonds") or []):

@@ -330,7 +330,7 @@ def validate_inter_switch_counters(
                 )  # fmt: skip
                 continue
             total = moved["in"] + moved["out"]
-            judged = maximum and maximum > 0
+            judged = maximum > 0
             records.append(
                 _record(
                     "inter_switch", switch, port, value=total, unit="packets during the runs",

@@ -131,7 +131,7 @@ def main():
             command = COUNTER_COMMANDS[params["platform"]]
             output = conn.send_command(command, read_timeout=params["timeout"])
             try:
-                counters = interface_counters(params["platform"], output, params["counters"])
+                counters = interface_counters(output, params["counters"])
             except ValueError as exc:
                 module.fail_json(msg=f"`{command}`: {exc}", stdout=outputs,
                                  stdout_lines=_lines(outputs))  # fmt: skip

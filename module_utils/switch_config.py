@@ -857,20 +857,18 @@ class ApiTransport:
 # inUcastPkts, inMulticastPkts, inBroadcastPkts and their out* twins), the keys napalm's
 # get_interfaces_counters reads (napalm, napalm/eos/eos.py).
 COUNTER_COMMANDS: dict[str, str] = {"arista_eos": "show interfaces | json"}
-COUNTER_PLATFORMS = tuple(COUNTER_COMMANDS)
 
 
-def interface_counters(
-    platform: str, output: str, names: Sequence[str]
-) -> dict[str, dict[str, int]]:
-    """Packets and octets in and out of each named interface, from the output of
-    COUNTER_COMMANDS[platform]; ValueError names an interface the switch does not have."""
-    if platform not in COUNTER_COMMANDS:
-        raise ValueError(f"no interface counters are read on {platform}")
+def interface_counters(output: str, names: Sequence[str]) -> dict[str, dict[str, int]]:
+    """Packets and octets in and out of each named interface, from the answer of a
+    COUNTER_COMMANDS command (the JSON document of EOS's `show interfaces`, the one
+    platform there; switch_command refuses the others before it opens a session).
+    ValueError names an interface the switch does not have, or an answer that is not
+    that JSON."""
     try:
         interfaces = json.loads(output)["interfaces"]
     except (ValueError, KeyError, TypeError) as exc:
-        raise ValueError(f"`{COUNTER_COMMANDS[platform]}` did not answer JSON: {exc}") from None
+        raise ValueError(f"the answer is not its JSON: {exc}") from None
     found = {}
     for name in names:
         if name not in interfaces:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from . import eos_model as model
@@ -428,9 +428,11 @@ COUNTERS = (
 )  # fmt: skip
 
 
-def counters(session: ShowSession, name: str) -> dict[str, int]:
-    """The counters of one interface, a Port-Channel's as the sum of its members'."""
-    given = session.state.interface_counters()
+def counters(
+    session: ShowSession, name: str, given: Mapping[str, Mapping[str, int]]
+) -> dict[str, int]:
+    """The counters of one interface, a Port-Channel's as the sum of its members', from
+    `given` (SwitchState.interface_counters(), read once per show)."""
     names = [name]
     if name.startswith("Port-Channel") and name not in given:
         names = _members(session, name[len("Port-Channel") :])
@@ -442,6 +444,7 @@ def counters(session: ShowSession, name: str) -> dict[str, int]:
 def interface_facts(session: ShowSession) -> list[dict[str, Any]]:
     """What `show interfaces` reports for each interface (text and JSON share it)."""
     config = session.state.running
+    given = session.state.interface_counters()  # the fault file: one read for the show
     facts = []
     for index, row in enumerate(status_rows(session), start=1):
         settings = model.interface_settings(config, row["name"])
@@ -455,7 +458,7 @@ def interface_facts(session: ShowSession) -> list[dict[str, Any]]:
             "mtu": settings["mtu"] or (9214 if settings["switchport"] else 1500),
             "bandwidth": row["bandwidth"], "duplex": row["duplex"],
             "routed": not settings["switchport"], "address": settings["ip_address"],
-            "counters": counters(session, row["name"]),
+            "counters": counters(session, row["name"], given),
         })  # fmt: skip
     return facts
 
