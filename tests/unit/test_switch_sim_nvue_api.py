@@ -420,6 +420,12 @@ def fast_clock(monkeypatch) -> float:
     return 0.02
 
 
+def locked(state: SwitchState, read: Callable[[], bool]) -> bool:
+    """`read()` under the switch's lock, as a session reads the switch."""
+    with state.lock:
+        return read()
+
+
 def mtu(config: dict[str, Any]) -> int | None:
     return config["interfaces"].get("swp1", {}).get("mtu")
 
@@ -434,7 +440,9 @@ def test_an_unconfirmed_apply_rolls_back_running_and_startup(switch, fast_clock)
     assert mtu(switch.state.running) == 1500
     switch.call("PATCH", "/revision/applied", {"state": "save"})  # saved in the window
     assert mtu(switch.state.startup) == 1500
-    wait_for(lambda: mtu(switch.state.running) == 9000, 10)  # the timer, nobody asking
+    # the timer, nobody asking; read under the switch's lock, which the rollback holds
+    # from running to startup: never between the two
+    wait_for(lambda: locked(switch.state, lambda: mtu(switch.state.running) == 9000), 10)
     assert "    mtu 9000" in switch.cli("cat /etc/network/interfaces")[0]
     assert mtu(switch.state.startup) == 9000 and mtu(restarted(switch)) == 9000
     assert switch.get(f"/revision/{rev}")["state"] == "confirm_fail"
