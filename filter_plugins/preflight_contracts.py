@@ -79,7 +79,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "validate_iperf_seconds": (1, None),
     "validate_iperf_streams": (1, 128),  # iperf3's --parallel limit
     "validate_ping_timeout": (1, None),
-    "validate_infiniband_rate": (0, None),
+    "rdma_verify_rate": (0, None),
     "validate_nccl_min_busbw_gbps": (0, None),
     "validate_nccl_timeout": (1, None),
     "validate_nccl_gpus_per_server": (0, None),
@@ -144,7 +144,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "ngc_container_ib_hcas[].port": (1, 2),
     "rdma_port_types[].port": (1, 2),
     "rdma_compute_hcas[].port": (1, 2),
-    "validate_infiniband_hcas[].port": (1, 2),
+    "rdma_verify_hcas[].port": (1, 2),
     # GPU indexes as nvidia-smi numbers them
     "ngc_container_ib_hcas[].gpu": (0, 15),
     "rdma_compute_hcas[].gpu": (0, 15),
@@ -674,7 +674,7 @@ FORMATS: dict[str, str] = {
     "validate_benchmark_series[].name": "word",
     "validate_benchmark_isilon_ssh.user": "word",
     "validate_fio_size": "fio_size",
-    "validate_infiniband_hcas[].name": "rdma_device",
+    "rdma_verify_hcas[].name": "rdma_device",
     "validate_reader_path": "relative_path",
 }
 
@@ -1060,6 +1060,12 @@ def _resolved(value: Any) -> Any:
 RENAMED_PREFIXES = {
     "modules_": "lmod_",  # the Lmod role was `modules`, a name Ansible's modules shadowed
 }
+# Variables that moved to another role (a check the validate role ran is now the proof of
+# the role it proves, its tasks/verify.yml): the old name is named with its new one.
+RENAMED_VARIABLES = {
+    "validate_infiniband_hcas": "rdma_verify_hcas",
+    "validate_infiniband_rate": "rdma_verify_rate",
+}
 
 
 def _renamed(host_vars: Any) -> list[str]:
@@ -1072,6 +1078,10 @@ def _renamed(host_vars: Any) -> list[str]:
         for name in names
         for old, new in RENAMED_PREFIXES.items()
         if str(name).startswith(old)
+    ] + [
+        f"{name} is now {RENAMED_VARIABLES[name]}; rename it in the inventory"
+        for name in names
+        if name in RENAMED_VARIABLES
     ]
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import yaml
+
 ROOT = Path(__file__).resolve().parents[2]
 _SPEC = importlib.util.spec_from_file_location(
     "contracts", ROOT / "filter_plugins" / "preflight_contracts.py"
@@ -245,3 +247,18 @@ def test_a_variable_of_a_renamed_role_is_named_with_its_new_name():
     assert problems == [
         "gpu-1, head-1: modules_tree_dir is now lmod_tree_dir; rename it in the inventory"
     ]
+
+
+def test_a_variable_that_moved_to_the_role_it_proves_is_named_with_its_new_name():
+    groups = {"head": ["head-1"], "compute": ["gpu-1"], "isilon": [], "switches": []}
+    hostvars = {"head-1": {}, "gpu-1": {"validate_infiniband_rate": 100}}
+    problems = contracts.role_contract_problems(groups, hostvars, str(ROOT))
+    assert problems == [
+        "gpu-1: validate_infiniband_rate is now rdma_verify_rate; rename it in the inventory"
+    ]
+    assert set(contracts.RENAMED_VARIABLES.values()) <= {
+        name
+        for spec in (ROOT / "roles").glob("*/meta/argument_specs.yml")
+        for entry in yaml.safe_load(spec.read_text())["argument_specs"].values()
+        for name in entry.get("options") or {}
+    }

@@ -1,12 +1,12 @@
-"""The validate role's InfiniBand check: each HCA port as ibstat and ibv_devinfo see it.
+"""The rdma role's proof (tasks/verify.yml): each HCA port as ibstat and ibv_devinfo see it.
 
 A DGX A100 has eight single-port ConnectX-6 HCAs for its compute fabric, each to be
 Active (a subnet manager has brought it up: a LID of its own and the SM's LID, non-zero),
 LinkUp, InfiniBand link layer and HDR (rate 200), as DeepOps' NHC checks them
 (`check_hw_ib 200 mlx5_N:1`). Outputs as rdma-core v44 prints them (linux-rdma/rdma-core
 v44.0: infiniband-diags/ibstat.c, libibverbs/examples/devinfo.c; read from the source, not
-run on hardware). Pure functions, unit-tested; the records share the shape of
-filter_plugins/validate.py's.
+run on hardware). Pure functions, unit-tested; the records are proof records as the
+validate role's report reads them (roles/validate/README.md, "Proof records").
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def parse_ibstat(text: str) -> dict[str, dict[int, dict[str, str]]]:
     return cas
 
 
-def validate_infiniband_expected(hcas: Sequence[Any] | None) -> list[dict[str, Any]]:
+def rdma_infiniband_expected(hcas: Sequence[Any] | None) -> list[dict[str, Any]]:
     """The HCA ports to check, as {name, port}: items are dicts with `name` and an
     optional `port` (default 1; other keys, such as a site's netdev or address, are
     left out) or `mlx5_0:1` strings as NCCL_IB_HCA writes them."""
@@ -182,7 +182,7 @@ def _port_summary(devinfo: Mapping[str, str] | None, ibstat: Mapping[str, str] |
     return f"{state}, {physical}, {layer}, MTU {mtu}, base lid {lid}, SM lid {sm_lid}"
 
 
-def validate_infiniband_results(
+def rdma_infiniband_records(
     devinfo: Mapping[str, Any],
     ibstat: Mapping[str, Any],
     host: str,
@@ -194,8 +194,8 @@ def validate_infiniband_results(
     No RDMA device at all (ibv_devinfo exits 255 with `Failed to get IB devices list: ...`
     or `No IB devices found`, ibstat prints nothing: rdma-core v44.0's devinfo.c and
     ibstat.c): one record with that reason, skipped where no HCA is listed, failed where
-    validate_infiniband_hcas lists some (the server should have them). Otherwise every
-    expected port (validate_infiniband_hcas), or every InfiniBand-link-layer port found
+    rdma_verify_hcas lists some (the server should have them). Otherwise every
+    expected port (rdma_verify_hcas), or every InfiniBand-link-layer port found
     when none is listed; an expected port that is not there fails."""
     if devinfo.get("skipped") or ibstat.get("skipped"):
         return [
@@ -204,7 +204,7 @@ def validate_infiniband_results(
             )
         ]
     min_rate = _plain(float(min_rate))
-    wanted = validate_infiniband_expected(expected)
+    wanted = rdma_infiniband_expected(expected)
     devinfo_ports = parse_ibv_devinfo(str(devinfo.get("stdout") or ""))
     ibstat_ports = parse_ibstat(str(ibstat.get("stdout") or ""))
     no_device = _no_device(devinfo)
@@ -213,7 +213,7 @@ def validate_infiniband_results(
         if wanted:
             # HCAs the inventory says this server has, and none is seen: a card, its
             # driver or the RDMA modules are missing, which is a fault, not an absence
-            reason += f"; {len(wanted)} HCA port(s) listed in validate_infiniband_hcas"
+            reason += f"; {len(wanted)} HCA port(s) listed in rdma_verify_hcas"
             return [_record("infiniband", host, "HCA ports", status="failed", reason=reason)]
         return [_record("infiniband", host, "HCA ports", status="skipped", reason=reason)]
     if not devinfo_ports and not ibstat_ports:
@@ -299,10 +299,10 @@ def _natural(key: tuple[str, int]) -> tuple[str, int, int]:
 
 
 class FilterModule:
-    """The validate role's InfiniBand check."""
+    """The rdma role's proof: its InfiniBand ports."""
 
     def filters(self) -> dict[str, Any]:
         return {
-            "validate_infiniband_expected": validate_infiniband_expected,
-            "validate_infiniband_results": validate_infiniband_results,
+            "rdma_infiniband_expected": rdma_infiniband_expected,
+            "rdma_infiniband_records": rdma_infiniband_records,
         }

@@ -1,6 +1,6 @@
-"""The validate role's InfiniBand check (filter_plugins/validate_infiniband.py) and its place
-in the role: outputs as rdma-core v44's ibv_devinfo and ibstat print them (linux-rdma/rdma-core
-v44.0: libibverbs/examples/devinfo.c, infiniband-diags/ibstat.c)."""
+"""The rdma role's proof (filter_plugins/rdma_verify.py, tasks/verify.yml) and its place in
+the validate role's report: outputs as rdma-core v44's ibv_devinfo and ibstat print them
+(linux-rdma/rdma-core v44.0: libibverbs/examples/devinfo.c, infiniband-diags/ibstat.c)."""
 
 from __future__ import annotations
 
@@ -15,12 +15,13 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 _SPEC = importlib.util.spec_from_file_location(
-    "validate_infiniband", ROOT / "filter_plugins" / "validate_infiniband.py"
+    "rdma_verify", ROOT / "filter_plugins" / "rdma_verify.py"
 )
 ib = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(ib)
 
 ROLE = ROOT / "roles" / "validate"
+RDMA = ROOT / "roles" / "rdma"
 
 
 def devinfo_hca(
@@ -91,7 +92,7 @@ def ran(stdout: str, rc: int = 0, stderr: str = "") -> dict:
 
 
 def check(devinfo: str, ibstat: str, expected=(), rate: float = 200) -> list[dict]:
-    return ib.validate_infiniband_results(ran(devinfo), ran(ibstat), "dgx-01", list(expected), rate)
+    return ib.rdma_infiniband_records(ran(devinfo), ran(ibstat), "dgx-01", list(expected), rate)
 
 
 HDR = [{"name": "mlx5_0", "port": 1}]
@@ -161,7 +162,7 @@ def test_a_link_that_is_down_fails_on_its_physical_state():
 )
 @pytest.mark.parametrize("expected", [[], HDR])
 def test_a_host_without_any_rdma_device_is_skipped_unless_it_should_have_hcas(stderr, expected):
-    records = ib.validate_infiniband_results(
+    records = ib.rdma_infiniband_records(
         ran("", rc=255, stderr=stderr), ran(""), "lab-compute-1", expected, 200
     )
     assert len(records) == 1
@@ -169,7 +170,7 @@ def test_a_host_without_any_rdma_device_is_skipped_unless_it_should_have_hcas(st
     status = "failed" if expected else "skipped"
     assert (record["status"], record["target"]) == (status, "HCA ports")
     assert record["reason"].startswith(f"no RDMA device on this host (ibv_devinfo: {stderr})")
-    assert ("validate_infiniband_hcas" in record["reason"]) == bool(expected)
+    assert ("rdma_verify_hcas" in record["reason"]) == bool(expected)
 
 
 def test_an_expected_hca_missing_beside_other_rdma_devices_fails():
@@ -206,7 +207,7 @@ def test_rdma_devices_that_are_all_ethernet_are_skipped_with_their_names():
 
 
 def test_a_port_ibstat_cannot_see_fails_with_ibstats_message():
-    records = ib.validate_infiniband_results(
+    records = ib.rdma_infiniband_records(
         ran(devinfo_hca("mlx5_0")),
         ran("", rc=255, stderr="ibpanic: [1] main: can't init UMAD library: (No such file)"),
         "dgx-01",
@@ -219,7 +220,7 @@ def test_a_port_ibstat_cannot_see_fails_with_ibstats_message():
 
 
 def test_tools_that_did_not_run_fail_and_check_mode_skips():
-    missing = ib.validate_infiniband_results(
+    missing = ib.rdma_infiniband_records(
         {"rc": 2, "msg": "[Errno 2] No such file or directory: b'ibv_devinfo'", "failed": True},
         {"rc": 2, "msg": "[Errno 2] No such file or directory: b'ibstat'", "failed": True},
         "dgx-01",
@@ -228,9 +229,7 @@ def test_tools_that_did_not_run_fail_and_check_mode_skips():
     )
     assert [r["status"] for r in missing] == ["fail"]
     assert "No such file or directory" in missing[0]["reason"]
-    skipped = ib.validate_infiniband_results(
-        {"skipped": True}, {"skipped": True}, "dgx-01", HDR, 200
-    )
+    skipped = ib.rdma_infiniband_records({"skipped": True}, {"skipped": True}, "dgx-01", HDR, 200)
     assert [(r["status"], r["reason"]) for r in skipped] == [("skipped", "not run in check mode")]
 
 
@@ -259,12 +258,12 @@ def test_the_sites_hca_list_is_reduced_to_name_and_port():
         {"name": "mlx5_6", "gpu": 4},
         "mlx5_9:1",
     ]
-    assert ib.validate_infiniband_expected(site) == [
+    assert ib.rdma_infiniband_expected(site) == [
         {"name": "mlx5_0", "port": 1},
         {"name": "mlx5_6", "port": 1},
         {"name": "mlx5_9", "port": 1},
     ]
-    assert ib.validate_infiniband_expected(None) == []
+    assert ib.rdma_infiniband_expected(None) == []
 
 
 def test_the_report_has_a_row_per_hca_port(tmp_path):
@@ -282,12 +281,23 @@ def test_the_report_has_a_row_per_hca_port(tmp_path):
     assert "| dgx-01 | mlx5_1 port 1 |  | 200 | **FAIL** | not found on this host" in report
 
 
-def test_the_new_checks_run_by_default_with_their_tools_installed_only_when_selected():
+def test_the_check_runs_by_default_as_the_rdma_roles_proof_with_its_tools():
     defaults = yaml.safe_load((ROLE / "defaults" / "main.yml").read_text())
     spec = yaml.safe_load((ROLE / "meta" / "argument_specs.yml").read_text())
     checks = spec["argument_specs"]["main"]["options"]["validate_checks"]
     assert {"infiniband", "nccl"} <= set(defaults["validate_checks"])
     assert defaults["validate_checks"] == checks["default"]
     assert all((ROLE / "tasks" / f"{name}.yml").is_file() for name in checks["choices"])
-    packages = yaml.safe_load((ROLE / "vars" / "main.yml").read_text())["_validate_packages"]
-    assert "['ibverbs-utils', 'infiniband-diags'] if 'infiniband' in validate_checks" in packages
+    # validate runs the rdma role's entry point and reports what it publishes
+    thin = yaml.safe_load((ROLE / "tasks" / "infiniband.yml").read_text())
+    assert thin[0]["ansible.builtin.include_role"] == {"name": "rdma", "tasks_from": "verify.yml"}
+    assert "rdma_verify_results" in thin[1]["ansible.builtin.set_fact"]["validate_results"]
+    # the proof installs its own tools, per OS family
+    verify = yaml.safe_load((RDMA / "tasks" / "verify.yml").read_text())
+    packages = yaml.safe_load((RDMA / "vars" / "main.yml").read_text())[
+        "_rdma_verify_packages_by_family"
+    ]
+    assert verify[0]["ansible.builtin.package"]["state"] == "present"
+    assert packages["Debian"] == ["ibverbs-utils", "infiniband-diags"]
+    rdma_defaults = yaml.safe_load((RDMA / "defaults" / "main.yml").read_text())
+    assert rdma_defaults["rdma_verify_hcas"] == "{{ rdma_compute_hcas | rdma_infiniband_expected }}"
