@@ -68,8 +68,8 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "rdma_reboot_timeout": (1, None),
     "switches_os10_access_vlan": (1, 4094),
     "validate_thresholds.iperf_gbps_min": (0, None),
-    "validate_thresholds.reader_mbps_min": (0, None),
-    "validate_thresholds.fio_mbps_min": (0, None),
+    "isilon_mounts_verify_reader_mbps_min": (0, None),
+    "isilon_mounts_verify_fio_mbps_min": (0, None),
     "validate_thresholds.images_per_sec_min": (0, None),
     "validate_thresholds.inter_switch_packets_max": (0, None),
     "validate_iperf2_streams": (1, 128),
@@ -83,8 +83,9 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "validate_nccl_min_busbw_gbps": (0, None),
     "validate_nccl_timeout": (1, None),
     "validate_nccl_gpus_per_server": (0, None),
-    "validate_fio_runtime": (1, None),
-    "validate_fio_files_per_job": (1, None),
+    "isilon_mounts_verify_fio_runtime": (1, None),
+    "isilon_mounts_verify_fio_files_per_job": (1, None),
+    "isilon_mounts_verify_fio_numjobs": (1, None),
     "jupyterhub_cpus_per_gpu": (1, None),
     "jupyterhub_memory_per_gpu_gb": (1, None),
     "jupyterhub_gpus_max": (0, None),  # 0: the most any GPU server has
@@ -673,9 +674,9 @@ FORMATS: dict[str, str] = {
     "validate_prometheus_url": "url",
     "validate_benchmark_series[].name": "word",
     "validate_benchmark_isilon_ssh.user": "word",
-    "validate_fio_size": "fio_size",
+    "isilon_mounts_verify_fio_size": "fio_size",
     "rdma_verify_hcas[].name": "rdma_device",
-    "validate_reader_path": "relative_path",
+    "isilon_mounts_verify_reader_path": "relative_path",
 }
 
 # Strings that are free text by nature, and why no format is asked of them.
@@ -1065,6 +1066,13 @@ RENAMED_PREFIXES = {
 RENAMED_VARIABLES = {
     "validate_infiniband_hcas": "rdma_verify_hcas",
     "validate_infiniband_rate": "rdma_verify_rate",
+    "validate_thresholds.fio_mbps_min": "isilon_mounts_verify_fio_mbps_min",
+    "validate_thresholds.reader_mbps_min": "isilon_mounts_verify_reader_mbps_min",
+    "validate_fio_files_per_job": "isilon_mounts_verify_fio_files_per_job",
+    "validate_fio_size": "isilon_mounts_verify_fio_size",
+    "validate_fio_runtime": "isilon_mounts_verify_fio_runtime",
+    "validate_fio_directory": "isilon_mounts_verify_fio_directory",
+    "validate_reader_path": "isilon_mounts_verify_reader_path",
 }
 
 
@@ -1079,10 +1087,24 @@ def _renamed(host_vars: Any) -> list[str]:
         for old, new in RENAMED_PREFIXES.items()
         if str(name).startswith(old)
     ] + [
-        f"{name} is now {RENAMED_VARIABLES[name]}; rename it in the inventory"
-        for name in names
-        if name in RENAMED_VARIABLES
+        f"{old} is now {new}; rename it in the inventory"
+        for old, new in RENAMED_VARIABLES.items()
+        if _set_in(host_vars, names, old)
     ]
+
+
+def _set_in(host_vars: Any, names: list[Any], dotted: str) -> bool:
+    """Whether the inventory sets `name` or, for `name.key`, that key of the dict `name`."""
+    name, _, key = dotted.partition(".")
+    if name not in names:
+        return False
+    if not key:
+        return True
+    try:
+        value = host_vars[name]
+    except Exception:  # a value that does not template: its own check says so
+        return False
+    return isinstance(value, Mapping) and key in value
 
 
 def role_contract_problems(

@@ -343,79 +343,6 @@ def validate_inter_switch_counters(
     return records
 
 
-def validate_fio_result(
-    result: Mapping[str, Any], host: str, minimum_mbps: float, directory: str, local: bool
-) -> dict[str, Any]:
-    note = (
-        f"read {directory}, a local directory: this host has no kernel NFS client"
-        if local
-        else f"read {directory} through the Isilon mount"
-    )
-    stdout = result.get("stdout") or "{}"
-    try:
-        # fio prints notes ("note: both iodepth >= 1 and ...") before its JSON
-        data = json.loads(stdout[stdout.find("{") :])
-        total = sum(job["read"]["bw_bytes"] for job in data["jobs"])
-    except (ValueError, KeyError, TypeError):
-        reason = (result.get("stderr") or "no output").strip()[-200:]
-        return _record("fio", host, directory, status="fail", reason=f"fio failed: {reason}")
-    mbps = round(total / 1e6, 1)
-    return _record(
-        "fio",
-        host,
-        directory,
-        value=mbps,
-        unit="MB/s",
-        threshold=minimum_mbps,
-        status="pass" if mbps >= minimum_mbps else "fail",
-        reason=note,
-    )
-
-
-def validate_reader_results(
-    result: Mapping[str, Any], host: str, minimum_mbps: float
-) -> list[dict[str, Any]]:
-    # the script's progress lines share stdout with its result (ssh allocates a tty):
-    # the result is the last line
-    lines = [line for line in (result.get("stdout") or "").splitlines() if line.strip()]
-    try:
-        data = json.loads(lines[-1] if lines else "{}")
-        mounts = data["mounts"]
-    except (ValueError, KeyError, TypeError):
-        reason = (result.get("stdout") or result.get("msg") or "no output").strip()[-200:]
-        return [_record("reader", host, "data mounts", status="fail", reason=reason)]
-    records = []
-    for mount in mounts:
-        if mount.get("error"):
-            records.append(
-                _record(
-                    "reader",
-                    host,
-                    f"{mount['mount']} ({mount['address']})",
-                    status="fail",
-                    reason=mount["error"],
-                    mount=mount["mount"],
-                    address=mount["address"],
-                )
-            )
-            continue
-        records.append(
-            _record(
-                "reader",
-                host,
-                f"{mount['mount']} ({mount['address']})",
-                value=mount["mbps"],
-                unit="MB/s",
-                threshold=minimum_mbps,
-                status="pass" if mount["mbps"] >= minimum_mbps else "fail",
-                reason=f"{mount['bytes']} bytes in {mount['files']} files via {data['method']}",
-                mount=mount["mount"],
-                address=mount["address"],
-            )
-        )
-    return records
-
-
 def validate_sizing_result(sizing: Mapping[str, Any], host: str) -> dict[str, Any]:
     nodes = ", ".join(
         f"{model}: {n['exact']} ({n['minimum']} nodes)" for model, n in sizing["nodes"].items()
@@ -740,8 +667,6 @@ class FilterModule:
             "validate_benchmark_series": validate_benchmark_series,
             "validate_inter_switch_hosts": validate_inter_switch_hosts,
             "validate_inter_switch_counters": validate_inter_switch_counters,
-            "validate_fio_result": validate_fio_result,
-            "validate_reader_results": validate_reader_results,
             "validate_sizing_result": validate_sizing_result,
             "validate_summary": validate_summary,
             "validate_storage_outages": validate_storage_outages,

@@ -324,14 +324,26 @@ PREFLIGHT_CASES = [
     (
         "negative_validation_threshold",
         {},
-        {"validate_thresholds": {"iperf_gbps_min": 1.0, "reader_mbps_min": -5, "fio_mbps_min": 50}},
-        "gpu-1: validate_thresholds.reader_mbps_min is -5; allowed: 0..",
+        {"validate_thresholds": {"iperf_gbps_min": -5}},
+        "gpu-1: validate_thresholds.iperf_gbps_min is -5; allowed: 0..",
+    ),
+    (
+        "negative_storage_proof_threshold",
+        {},
+        {"isilon_mounts_verify_reader_mbps_min": -5},
+        "gpu-1: isilon_mounts_verify_reader_mbps_min is -5; allowed: 0..",
+    ),
+    (
+        "storage_check_variable_under_its_old_name",
+        {},
+        {"validate_fio_runtime": 30},
+        "validate_fio_runtime is now isilon_mounts_verify_fio_runtime; rename it in the inventory",
     ),
     (
         "validation_threshold_misspelt",
         {},
-        {"validate_thresholds": {"iperf_gbps_min": 1.0, "reader_mbps_min": 5, "fio_mbs_min": 50}},
-        "gpu-1: validate_thresholds.fio_mbs_min is not a known key",
+        {"validate_thresholds": {"iperf_gbps_min": 1.0, "images_per_sec_mn": 50}},
+        "gpu-1: validate_thresholds.images_per_sec_mn is not a known key",
     ),
     (
         "policy_item_misspelt_key",
@@ -671,8 +683,8 @@ PREFLIGHT_CASES = [
     (
         "fio_size_negative",
         {},
-        {"validate_fio_size": "-64MiB"},
-        "gpu-1: validate_fio_size is '-64MiB'; it must be a size as fio reads it"
+        {"isilon_mounts_verify_fio_size": "-64MiB"},
+        "gpu-1: isilon_mounts_verify_fio_size is '-64MiB'; it must be a size as fio reads it"
         " (e.g. 64MiB, 64g, 10%)",
     ),
     (

@@ -14,9 +14,13 @@ ROOT = Path(__file__).resolve().parents[2]
 _SPEC = importlib.util.spec_from_file_location("validate", ROOT / "filter_plugins" / "validate.py")
 validate = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(validate)
+_SPEC = importlib.util.spec_from_file_location(
+    "isilon_mounts_verify", ROOT / "filter_plugins" / "isilon_mounts_verify.py"
+)
+storage = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(storage)
 
 IPERF = {"end": {"sum_received": {"bits_per_second": 9.41e9}}}
-FIO = {"jobs": [{"read": {"bw_bytes": 83_000_000}}, {"read": {"bw_bytes": 83_000_000}}]}
 
 
 def test_iperf_pass_and_fail_against_the_threshold():
@@ -30,38 +34,10 @@ def test_iperf_pass_and_fail_against_the_threshold():
     assert broken["status"] == "fail" and "unable to connect" in broken["reason"]
 
 
-def test_fio_sums_the_jobs_and_says_when_it_read_locally():
-    result = validate.validate_fio_result(
-        {"stdout": json.dumps(FIO)}, "gpu-1", 100, "/var/tmp/f", True
-    )
-    assert result["value"] == 166.0 and result["status"] == "pass"
-    assert "local directory" in result["reason"]
-
-
-def test_reader_reports_each_mount_and_errors_as_failures():
-    out = {
-        "method": "libnfs",
-        "mounts": [
-            {
-                "mount": "/mnt/isilon1",
-                "address": "10.0.0.1",
-                "files": 16,
-                "bytes": 67108864,
-                "seconds": 0.5,
-                "mbps": 134.2,
-            },
-            {"mount": "/mnt/isilon2", "address": "10.0.0.2", "error": "nfs-ls failed"},
-        ],
-    }
-    records = validate.validate_reader_results({"stdout": json.dumps(out)}, "gpu-1", 100)
-    assert [r["status"] for r in records] == ["pass", "fail"]
-    assert records[0]["target"] == "/mnt/isilon1 (10.0.0.1)"
-
-
 def test_storage_outage_names_the_address_and_every_host_mounting_it():
     def reader(host, mounts):
         out = {"method": "libnfs", "mounts": mounts}
-        return validate.validate_reader_results({"stdout": json.dumps(out)}, host, 100)
+        return storage.isilon_mounts_reader_records({"stdout": json.dumps(out)}, host, 100)
 
     slow = {"mount": "/mnt/isilon2", "address": "10.0.0.2", "files": 1, "bytes": 10}
     slow.update(seconds=1.0, mbps=0.1)
