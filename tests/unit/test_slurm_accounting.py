@@ -196,3 +196,20 @@ def test_the_module_never_calls_anything_but_sacctmgr(monkeypatch, capsys, sacct
     monkeypatch.setattr(module.AnsibleModule, "run_command", recorded)
     run(capsys, sacctmgr)
     assert set(calls) == {str(sacctmgr)}
+
+
+def test_slurmctld_restarts_only_once_slurmdbd_listens():
+    """A first start of slurmctld exits when slurmdbd does not answer yet: every slurmdbd
+    restart is followed by a wait on its port, before slurmctld's restart."""
+    import yaml
+
+    handlers = yaml.safe_load((ROOT / "roles/slurm/handlers/main.yml").read_text())
+    names = [h["name"] for h in handlers]
+    wait = handlers[names.index("Wait for slurmdbd to listen where slurmctld reaches it")]
+    assert wait["listen"] == "Restart slurmdbd"
+    assert wait["ansible.builtin.wait_for"]["port"] == "{{ _slurm_dbd_port }}"
+    assert wait["ansible.builtin.wait_for"]["host"] == "{{ slurm_controller_address }}"
+    order = [names.index(n) for n in ("Restart slurmdbd", wait["name"], "Restart slurmctld")]
+    assert order == sorted(order)
+    conf = (ROOT / "roles/slurm/templates/slurmdbd.conf.j2").read_text()
+    assert "DbdPort={{ _slurm_dbd_port }}" in conf
