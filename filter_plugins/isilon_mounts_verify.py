@@ -24,6 +24,12 @@ def _record(check: str, host: str, target: str, **fields: Any) -> dict[str, Any]
     }
 
 
+def _plain(number: float) -> float | int:
+    """A threshold as the inventory wrote it: 50, not the 50.0 the role's `| float` gave."""
+    number = float(number)
+    return int(number) if number.is_integer() else number
+
+
 def isilon_mounts_fio_record(
     result: Mapping[str, Any], host: str, minimum_mbps: float, directory: str, local: bool
 ) -> dict[str, Any]:
@@ -49,7 +55,7 @@ def isilon_mounts_fio_record(
         directory,
         value=mbps,
         unit="MB/s",
-        threshold=minimum_mbps,
+        threshold=_plain(minimum_mbps),
         status="pass" if mbps >= minimum_mbps else "fail",
         reason=note,
     )
@@ -91,7 +97,7 @@ def isilon_mounts_reader_records(
                 f"{mount['mount']} ({mount['address']})",
                 value=mount["mbps"],
                 unit="MB/s",
-                threshold=minimum_mbps,
+                threshold=_plain(minimum_mbps),
                 status="pass" if mount["mbps"] >= minimum_mbps else "fail",
                 reason=f"{mount['bytes']} bytes in {mount['files']} files via {data['method']}",
                 mount=mount["mount"],

@@ -80,12 +80,11 @@ def test_an_impossible_threshold_and_a_drained_node_each_fail_the_run_naming_the
     name both."""
     node = sorted(load_lab_groups()["compute"])[-1]
     head = docker_host(sorted(load_lab_groups()["head"])[0])
-    thresholds = {"iperf_gbps_min": 10000}
     extra = {
-        "validate_thresholds": thresholds,
+        "nics_verify_iperf_gbps_min": 10000,
         "validate_checks": ["network", "slurm"],
-        "validate_iperf_isilon": False,
-        "validate_iperf_seconds": 2,
+        "nics_verify_iperf_isilon": False,
+        "nics_verify_iperf_seconds": 2,
     }
     head.check_output(f"scontrol update nodename={node} state=drain reason=lab-validate")
     try:

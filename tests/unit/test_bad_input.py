@@ -324,8 +324,14 @@ PREFLIGHT_CASES = [
     (
         "negative_validation_threshold",
         {},
-        {"validate_thresholds": {"iperf_gbps_min": -5}},
-        "gpu-1: validate_thresholds.iperf_gbps_min is -5; allowed: 0..",
+        {"validate_thresholds": {"images_per_sec_min": -5}},
+        "gpu-1: validate_thresholds.images_per_sec_min is -5; allowed: 0..",
+    ),
+    (
+        "negative_network_proof_threshold",
+        {},
+        {"nics_verify_iperf_gbps_min": -2},
+        "nics_verify_iperf_gbps_min is -2; allowed: 0..",
     ),
     (
         "negative_storage_proof_threshold",
@@ -342,7 +348,7 @@ PREFLIGHT_CASES = [
     (
         "validation_threshold_misspelt",
         {},
-        {"validate_thresholds": {"iperf_gbps_min": 1.0, "images_per_sec_mn": 50}},
+        {"validate_thresholds": {"images_per_sec_mn": 50}},
         "gpu-1: validate_thresholds.images_per_sec_mn is not a known key",
     ),
     (

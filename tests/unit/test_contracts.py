@@ -59,9 +59,9 @@ def test_bounds_the_specs_cannot_say_are_checked_by_path():
     assert contracts.check_value(70000, {"type": "int"}, "ngc_container_ssh_port") == [
         "ngc_container_ssh_port is 70000; allowed: 1..65535"
     ]
-    assert contracts.check_value(-1, {"type": "float"}, "validate_thresholds.iperf_gbps_min") == [
-        "validate_thresholds.iperf_gbps_min is -1; allowed: 0.."
-    ]
+    assert contracts.check_value(
+        -1, {"type": "float"}, "validate_thresholds.images_per_sec_min"
+    ) == ["validate_thresholds.images_per_sec_min is -1; allowed: 0.."]
     assert contracts.check_value(0, POLICIES["options"]["idle_days"], "x") == []  # no bound
     bad = [{"name": "a", "idle_days": 0}]
     assert contracts.check_value(bad, POLICIES, "onefs_tiering_policies") == [
