@@ -160,14 +160,13 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "nfs_share_exports[].id": (0, None),  # exports(5) fsid: 0 is NFSv4's root
     "apptainer_probe_timeout": (1, None),
     "base_apt_cache_valid_time": (0, None),
-    "validate_slurm_job_wait": (1, None),
+    "slurm_verify_job_wait": (1, None),
     "validate_portal_gpus": (1, None),
     "validate_portal_timeout": (1, None),
     "validate_portal_cpus_per_gpu": (0, None),
     "validate_portal_memory_per_gpu_gb": (0, None),
     "validate_benchmark_reference.images_per_sec": (0, None),
     "validate_gpus_per_host": (0, None),
-    "validate_expected_gpus": (0, None),
 }
 
 
@@ -1082,6 +1081,8 @@ RENAMED_VARIABLES = {
     "validate_iperf_isilon": "nics_verify_iperf_isilon",
     "validate_iperf2_streams": "nics_verify_iperf2_streams",
     "validate_iperf2_reverse": "nics_verify_iperf2_reverse",
+    "validate_slurm_job_wait": "slurm_verify_job_wait",
+    "validate_expected_gpus": "nvidia_driver_expected_gpus",
 }
 
 
