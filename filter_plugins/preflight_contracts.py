@@ -80,9 +80,9 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "nics_verify_iperf_streams": (1, 128),  # iperf3's --parallel limit
     "nics_verify_ping_timeout": (1, None),
     "rdma_verify_rate": (0, None),
-    "validate_nccl_min_busbw_gbps": (0, None),
-    "validate_nccl_timeout": (1, None),
-    "validate_nccl_gpus_per_server": (0, None),
+    "ngc_container_verify_nccl_min_busbw_gbps": (0, None),
+    "ngc_container_verify_nccl_timeout": (1, None),
+    "ngc_container_verify_nccl_gpus_per_server": (0, None),
     "isilon_mounts_verify_fio_runtime": (1, None),
     "isilon_mounts_verify_fio_files_per_job": (1, None),
     "isilon_mounts_verify_fio_numjobs": (1, None),
@@ -718,7 +718,7 @@ FREE_TEXT: dict[str, str] = {
     "validate_benchmark_series[].title": "a panel's title",
     "validate_benchmark_series[].unit": "a unit's name",
     "validate_benchmark_series[].expr": "a PromQL expression (Prometheus checks it)",
-    "validate_nccl_command[]": "nccl-tests' argv",
+    "ngc_container_verify_nccl_command[]": "nccl-tests' argv",
 }
 
 # Variables whose bounds or format a check with more context says, and where: the
@@ -1083,6 +1083,11 @@ RENAMED_VARIABLES = {
     "validate_iperf2_reverse": "nics_verify_iperf2_reverse",
     "validate_slurm_job_wait": "slurm_verify_job_wait",
     "validate_expected_gpus": "nvidia_driver_expected_gpus",
+    "validate_nccl_command": "ngc_container_verify_nccl_command",
+    "validate_nccl_env": "ngc_container_verify_nccl_env",
+    "validate_nccl_gpus_per_server": "ngc_container_verify_nccl_gpus_per_server",
+    "validate_nccl_min_busbw_gbps": "ngc_container_verify_nccl_min_busbw_gbps",
+    "validate_nccl_timeout": "ngc_container_verify_nccl_timeout",
 }
 
 
@@ -1246,7 +1251,12 @@ def _sbatch_gpus(options: Any) -> int | None:
 GPU_REQUESTS: list[tuple[str, str, str, Callable[[Any], int | None]]] = [
     ("jupyterhub", "jupyterhub_gpus_max", "the portal's form offers", _count),
     ("validate", "validate_portal_gpus", "the portal check asks for", _count),
-    ("validate", "validate_nccl_gpus_per_server", "the NCCL check runs on", _count),
+    (
+        "ngc_container",
+        "ngc_container_verify_nccl_gpus_per_server",
+        "the NCCL check runs on",
+        _count,
+    ),
     ("apptainer", "apptainer_job_sbatch", "the Apptainer example job asks for", _sbatch_gpus),
 ]
 

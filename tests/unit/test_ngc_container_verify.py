@@ -1,7 +1,7 @@
-"""The validate role's NCCL check (filter_plugins/validate_nccl.py): when it runs, and what
-an nccl-tests all-reduce printed. The outputs follow nccl-tests' src/common.cu and NCCL's
-log formats (NVIDIA/nccl 2.21.5: src/init.cc, src/transport/net_ib); the numbers are made
-up."""
+"""The ngc_container role's proof, its NCCL part (filter_plugins/ngc_container_verify.py):
+when it runs, and what an nccl-tests all-reduce printed. The outputs follow nccl-tests'
+src/common.cu and NCCL's log formats (NVIDIA/nccl 2.21.5: src/init.cc,
+src/transport/net_ib); the numbers are made up."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 _SPEC = importlib.util.spec_from_file_location(
-    "validate_nccl", ROOT / "filter_plugins" / "validate_nccl.py"
+    "ngc_container_verify", ROOT / "filter_plugins" / "ngc_container_verify.py"
 )
 nccl = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(nccl)
@@ -89,7 +89,7 @@ def result(stdout: str, rc: int = 0, stderr: str = "") -> dict:
 
 
 def record(output: str, minimum: float = 0, rc: int = 0, servers=SERVERS) -> dict:
-    records = nccl.validate_nccl_results(result(output, rc), PLAN, servers, "dgx-01", minimum)
+    records = nccl.ngc_container_nccl_records(result(output, rc), PLAN, servers, "dgx-01", minimum)
     assert len(records) == 1
     return records[0]
 
@@ -102,7 +102,7 @@ def hostvars(gpus: dict[str, int], hcas: dict[str, list[str]]) -> dict:
             "ansible_facts": {
                 "nvidia_gpu_pci_addresses": [f"0000:{i:02x}:00.0" for i in range(gpus[name])]
             },
-            "_validate_nccl_rdma": {
+            "_ngc_container_verify_rdma": {
                 "rc": 0 if hcas[name] else 2,
                 "stdout_lines": hcas[name],
             },
@@ -133,13 +133,13 @@ def test_a_run_that_fell_back_to_sockets_fails_whatever_its_bandwidth():
     assert fallback["reason"].startswith(
         "NCCL fell back to sockets (Using network Socket on dgx-02) (NET/IB : No device found.)"
     )
-    parsed = nccl.validate_nccl_parse(FALLBACK)
+    parsed = nccl.ngc_container_nccl_parse(FALLBACK)
     assert parsed["networks"] == {"dgx-01": ["IB"], "dgx-02": ["Socket"]}
     assert parsed["no_ib_device"] is True
 
 
 def test_the_parser_reads_what_nccl_tests_and_nccl_print():
-    parsed = nccl.validate_nccl_parse(GOOD)
+    parsed = nccl.ngc_container_nccl_parse(GOOD)
     assert parsed["avg_busbw"] == 62.3517
     assert parsed["wrong"] == 0
     assert (parsed["largest_busbw"], parsed["largest_size"]) == (174.88, 4294967296)
@@ -149,7 +149,7 @@ def test_the_parser_reads_what_nccl_tests_and_nccl_print():
 
 def test_older_nccl_tests_lines_without_the_hash_are_read_too():
     old = TABLE.replace("# Out of", " Out of").replace("# Avg", " Avg")
-    assert nccl.validate_nccl_parse(old)["avg_busbw"] == 62.3517
+    assert nccl.ngc_container_nccl_parse(old)["avg_busbw"] == 62.3517
 
 
 def test_wrong_values_or_a_missing_bandwidth_line_fail():
@@ -176,7 +176,9 @@ def test_a_launch_that_failed_says_how():
     assert missing["reason"].startswith("all_reduce_perf is not in the container")
     stopped = record(head() + nccl_log("dgx-01"), rc=124)
     assert stopped["status"] == "fail"
-    assert "the launch exited 124 (stopped by validate_nccl_timeout)" in stopped["reason"]
+    assert (
+        "the launch exited 124 (stopped by ngc_container_verify_nccl_timeout)" in stopped["reason"]
+    )
 
 
 def test_one_server_passes_but_says_the_network_was_not_crossed():
@@ -187,19 +189,21 @@ def test_one_server_passes_but_says_the_network_was_not_crossed():
 
 def test_the_lab_without_gpus_or_hcas_is_skipped_with_both_reasons():
     lab = ["lab-compute-1", "lab-compute-2"]
-    plan = nccl.validate_nccl_plan(lab, hostvars(dict.fromkeys(lab, 0), {name: [] for name in lab}))
+    plan = nccl.ngc_container_nccl_plan(
+        lab, hostvars(dict.fromkeys(lab, 0), {name: [] for name in lab})
+    )
     assert plan["run"] is False and plan["status"] == "skipped"
     assert plan["reason"] == (
         "no GPU on lab-compute-1, lab-compute-2 (no NVIDIA PCI device, vendor 0x10de); "
         "no InfiniBand HCA on lab-compute-1, lab-compute-2 (nothing in /sys/class/infiniband)"
         ": NCCL all-reduce not run"
     )
-    records = nccl.validate_nccl_results({"skipped": True}, plan, lab, "lab-compute-1", 0)
+    records = nccl.ngc_container_nccl_records({"skipped": True}, plan, lab, "lab-compute-1", 0)
     assert [(r["status"], r["reason"]) for r in records] == [("skipped", plan["reason"])]
 
 
 def test_gpu_servers_without_any_hca_are_skipped():
-    plan = nccl.validate_nccl_plan(
+    plan = nccl.ngc_container_nccl_plan(
         SERVERS, hostvars(dict.fromkeys(SERVERS, 8), {name: [] for name in SERVERS})
     )
     assert (plan["run"], plan["status"]) == (False, "skipped")
@@ -208,18 +212,18 @@ def test_gpu_servers_without_any_hca_are_skipped():
 
 
 def test_a_server_without_its_hcas_among_servers_with_them_fails():
-    plan = nccl.validate_nccl_plan(
+    plan = nccl.ngc_container_nccl_plan(
         SERVERS, hostvars(dict.fromkeys(SERVERS, 8), {"dgx-01": ["mlx5_0"], "dgx-02": []})
     )
     assert (plan["run"], plan["status"]) == (False, "fail")
     assert plan["reason"].startswith("no InfiniBand HCA on dgx-02 ")
-    records = nccl.validate_nccl_results({"skipped": True}, plan, SERVERS, "dgx-01", 0)
+    records = nccl.ngc_container_nccl_records({"skipped": True}, plan, SERVERS, "dgx-01", 0)
     assert records[0]["status"] == "fail"
 
 
 @pytest.mark.parametrize(("wanted", "ranks"), [(0, 4), (2, 2)])
 def test_one_rank_per_gpu_on_the_server_with_the_fewest(wanted, ranks):
-    plan = nccl.validate_nccl_plan(
+    plan = nccl.ngc_container_nccl_plan(
         SERVERS,
         hostvars({"dgx-01": 8, "dgx-02": 4}, {name: ["mlx5_0", "mlx5_1"] for name in SERVERS}),
         wanted,
@@ -228,7 +232,27 @@ def test_one_rank_per_gpu_on_the_server_with_the_fewest(wanted, ranks):
 
 
 def test_check_mode_records_the_run_as_skipped():
-    records = nccl.validate_nccl_results(
+    records = nccl.ngc_container_nccl_records(
         {"skipped": True, "changed": False}, PLAN, SERVERS, "dgx-01", 0
     )
     assert [(r["status"], r["reason"]) for r in records] == [("skipped", "not run in check mode")]
+
+
+def test_validate_runs_each_part_of_the_proof_as_its_own_check():
+    import yaml
+
+    for check in ("mpi", "nccl"):
+        thin = yaml.safe_load((ROOT / f"roles/validate/tasks/{check}.yml").read_text())
+        assert thin[0]["ansible.builtin.include_role"] == {
+            "name": "ngc_container",
+            "tasks_from": "verify.yml",
+            "rolespec_validate": False,
+        }
+        assert thin[0]["vars"] == {"ngc_container_verify_checks": [check]}
+        assert (
+            "ngc_container_verify_results"
+            in thin[1]["ansible.builtin.set_fact"]["validate_results"]
+        )
+    verify = yaml.safe_load((ROOT / "roles/ngc_container/tasks/verify.yml").read_text())
+    # the NCCL plan reads what every server listed under this name (the plan's hostvars key)
+    assert verify[1]["register"] == "_ngc_container_verify_rdma"

@@ -1,4 +1,5 @@
-"""The validate role's NCCL check: all-reduce across the servers' NGC containers.
+"""The ngc_container role's proof (tasks/verify.yml), its NCCL part: all-reduce across the
+servers' NGC containers, as proof records the validate role's report reads.
 
 nccl-tests' `all_reduce_perf -b 8 -e 4G -f 2 -g 1`, one rank per GPU, launched with the
 ngc_container role's mpirun line (filter_plugins/ngc_container.py). What it prints, as the
@@ -69,7 +70,7 @@ def _largest_busbw(output: str) -> tuple[float, int] | None:
     return best
 
 
-def validate_nccl_parse(output: str) -> dict[str, Any]:
+def ngc_container_nccl_parse(output: str) -> dict[str, Any]:
     """What an all_reduce_perf run printed: the average bus bandwidth (GB/s, the last
     such line), the wrong values, the largest bus bandwidth and its size, the network
     each host's ranks used and the IB devices NCCL listed."""
@@ -98,12 +99,12 @@ def validate_nccl_parse(output: str) -> dict[str, Any]:
     }
 
 
-def validate_nccl_plan(
+def ngc_container_nccl_plan(
     servers: Sequence[str], hostvars: Mapping[str, Any], gpus_per_server: int = 0
 ) -> dict[str, Any]:
     """Whether the all-reduce can run, from what each server's own check found: its GPUs
     (ansible_facts.nvidia_gpu_pci_addresses, as the gpus check reads them) and its RDMA
-    devices (the registered `ls /sys/class/infiniband`, _validate_nccl_rdma).
+    devices (the registered `ls /sys/class/infiniband`, _ngc_container_verify_rdma).
 
     No server with a GPU, or none with an HCA (the lab): skipped with the reason. Some
     servers without: failed, naming them (a rank per GPU cannot span them). Ranks per
@@ -120,7 +121,7 @@ def validate_nccl_plan(
     for name in servers:
         facts = hostvars[name].get("ansible_facts") or {}
         gpus[name] = len(facts.get("nvidia_gpu_pci_addresses") or [])
-        listing = hostvars[name].get("_validate_nccl_rdma") or {}
+        listing = hostvars[name].get("_ngc_container_verify_rdma") or {}
         hcas[name] = [line.strip() for line in listing.get("stdout_lines") or [] if line.strip()]
     no_gpu = [name for name in servers if gpus[name] == 0]
     no_hca = [name for name in servers if not hcas[name]]
@@ -143,7 +144,7 @@ def validate_nccl_plan(
     return {"run": True, "status": "", "reason": "", "ranks_per_server": ranks}
 
 
-def validate_nccl_results(
+def ngc_container_nccl_records(
     run: Mapping[str, Any],
     plan: Mapping[str, Any],
     servers: Sequence[str],
@@ -163,17 +164,17 @@ def validate_nccl_results(
     if run.get("skipped") or "rc" not in run:
         return [_record("nccl", host, target, status="skipped", reason="not run in check mode")]
     output = f"{run.get('stdout') or ''}\n{run.get('stderr') or ''}"
-    parsed = validate_nccl_parse(output)
+    parsed = ngc_container_nccl_parse(output)
     minimum = float(min_busbw)
     problems: list[str] = []
     rc = int(run.get("rc", -1))
     if _NO_EXECUTABLE in output:
         problems.append(
             "all_reduce_perf is not in the container (mpirun: unable to find the specified"
-            " executable): build nccl-tests into the image or set validate_nccl_command"
+            " executable): build nccl-tests into the image or set ngc_container_verify_nccl_command"
         )
     elif rc != 0:
-        stopped = " (stopped by validate_nccl_timeout)" if rc == 124 else ""
+        stopped = " (stopped by ngc_container_verify_nccl_timeout)" if rc == 124 else ""
         tail = " / ".join(line.strip() for line in output.strip().splitlines()[-3:])
         problems.append(f"the launch exited {rc}{stopped}: {tail[-300:]}")
     sockets = sorted(h for h, names in parsed["networks"].items() if "Socket" in names)
@@ -212,11 +213,11 @@ def validate_nccl_results(
 
 
 class FilterModule:
-    """The validate role's NCCL check."""
+    """The ngc_container role's proof, its NCCL part."""
 
     def filters(self) -> dict[str, Any]:
         return {
-            "validate_nccl_parse": validate_nccl_parse,
-            "validate_nccl_plan": validate_nccl_plan,
-            "validate_nccl_results": validate_nccl_results,
+            "ngc_container_nccl_parse": ngc_container_nccl_parse,
+            "ngc_container_nccl_plan": ngc_container_nccl_plan,
+            "ngc_container_nccl_records": ngc_container_nccl_records,
         }
