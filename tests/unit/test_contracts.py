@@ -204,8 +204,8 @@ GPU_GROUPS = {"head": ["head-1"], "compute": ["gpu-1", "gpu-2"], "isilon": [], "
 def test_gpus_asked_for_are_checked_against_the_servers_declared_counts():
     hostvars = {
         "head-1": {"jupyterhub_gpus_max": 8, "apptainer_job_sbatch": ["-N 1", "--gres=gpu:v100:6"]},
-        "gpu-1": {"slurm_gpus": 4, "validate_portal_gpus": 2},
-        "gpu-2": {"slurm_gpus": "4", "nvidia_driver_expected_gpus": 4, "validate_portal_gpus": 2},
+        "gpu-1": {"slurm_gpus": 4, "jupyterhub_verify_gpus": 2},
+        "gpu-2": {"slurm_gpus": "4", "nvidia_driver_expected_gpus": 4, "jupyterhub_verify_gpus": 2},
     }
     problems = contracts.gpu_count_problems(GPU_GROUPS, hostvars, str(ROOT))
     assert problems == [

@@ -1,4 +1,4 @@
-"""The portal check's pure parts (roles/validate/files/portal_check.py), without a browser:
+"""The portal check's pure parts (roles/jupyterhub/files/portal_check.py), without a browser:
 its input, Chromium's command line, the notebook's report line and the step sequence.
 The browser run itself was tried against a local JupyterHub; it needs Chromium."""
 
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "roles" / "validate" / "files" / "portal_check.py"
+SCRIPT = ROOT / "roles" / "jupyterhub" / "files" / "portal_check.py"
 _SPEC = importlib.util.spec_from_file_location("portal_check", SCRIPT)
 pc = importlib.util.module_from_spec(_SPEC)
 sys.modules["portal_check"] = pc  # dataclasses look their module up

@@ -66,11 +66,22 @@ def markdown(data: dict) -> str:
         lines.append("")
         if check == "benchmark_series" and (Path(sys.argv[2]) / "benchmark.png").exists():
             lines += ["![the servers during the benchmark](benchmark.png)", ""]
-        # Screenshots a check took (paths relative to the report), one per record, in order.
+        # Screenshots a check took, one per record, in order: linked relative to the report
+        # where they lie under it (the proof's records name them by their full path).
         for r in records:
             if r.get("screenshot"):
-                lines += [f"![{r['target']}]({r['screenshot']})", ""]
+                lines += [f"![{r['target']}]({_link(r['screenshot'])})", ""]
     return "\n".join(lines)
+
+
+def _link(path: str) -> str:
+    """A file's path as the report links it: relative to the report's folder when the
+    file lies under it, else as given."""
+    report_dir = Path(sys.argv[2]).resolve()
+    try:
+        return str(Path(path).resolve().relative_to(report_dir))
+    except ValueError:
+        return path
 
 
 # One panel per unit, so network (Gbit/s) and storage (MB/s) bars never share an axis;
