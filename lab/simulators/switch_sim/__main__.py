@@ -4,7 +4,7 @@
         --host-key /var/lib/switch-sim/host_key --state /var/lib/switch-sim/state.json \
         --users-file /run/secrets/switch-users [--hostname NAME] [--faults FILE] \
         [--cabling FILE] [--initial-config FILE] \
-        [--api-listen 0.0.0.0:443 [--api-cert FILE --api-key FILE]]
+        [--api-listen 0.0.0.0:443 [--api-cert FILE --api-key FILE]] [--linux-host]
 
 --api-listen serves the platform's HTTP API on the same switch state as the CLI (EOS:
 Arista eAPI, over TLS with --api-cert/--api-key; MLNX-OS: the JSON API, in plain HTTP as
@@ -52,6 +52,30 @@ def serve_api(switch: Switch, platform: str, listen: str, cert: str | None, key:
     return server.port
 
 
+def serve_linux_host(switch: Switch, args: argparse.Namespace) -> int:
+    """The Cumulus switch as a Linux host: the model behind the commands, sshd in front."""
+    if args.platform != "cumulus":
+        raise SystemExit(f"switch_sim: --linux-host is for cumulus, not {args.platform}")
+    from .cumulus_host import LinuxHost
+
+    host = LinuxHost(switch.state, switch.session_cls, switch.users)
+    host.sync()
+    host.provision_accounts()
+    host.install_tools()
+    host.serve()
+    if args.api_listen:
+        api_port = serve_api(switch, args.platform, args.api_listen, args.api_cert, args.api_key)
+        scheme = "https" if args.api_cert else "http"
+        print(f"switch_sim: cumulus API ({scheme}) on port {api_port}", flush=True)
+    sshd = host.start_sshd(args.host_key, args.listen)
+    print(
+        f"switch_sim: cumulus {switch.state.running['hostname']} as a Linux host,"
+        f" sshd on {args.listen}",
+        flush=True,
+    )
+    return sshd.wait()
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="switch_sim")
     parser.add_argument("--platform", choices=sorted(PLATFORMS), required=True)
@@ -66,6 +90,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--api-listen")
     parser.add_argument("--api-cert")
     parser.add_argument("--api-key")
+    parser.add_argument("--linux-host", action="store_true")
     args = parser.parse_args(argv)
     hostname = args.hostname or platform_model(args.platform)[1].DEFAULT_HOSTNAME
     switch = Switch(
@@ -78,6 +103,8 @@ def main(argv: list[str]) -> int:
         args.cabling,
         initial_config_path=args.initial_config,
     )
+    if args.linux_host:
+        return serve_linux_host(switch, args)
     host, _, port = args.listen.rpartition(":")
     bound = switch.listen(host, int(port))
     print(f"switch_sim: {args.platform} {hostname} listening on {host}:{bound}", flush=True)

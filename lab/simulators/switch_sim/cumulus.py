@@ -13,6 +13,9 @@ file`, the password on the first line of the input, as sudo -S reads it) and app
 with `sudo ifreload -a` (`-s` checks only); NCLU and NVUE read what ifreload applied and
 write the file again on `net commit` / `nv config apply` (cumulus_ifupdown.py). Commands of
 the shell: SHELL_COMMANDS plus the configuration tool; one command per line, no pipes.
+This modelled bash is what the simulator's own SSH server offers (the in-process tests);
+the lab runs the switch as a Debian host instead, with real sshd, bash and sudo, where this
+session only runs the `net`/`nv`/`ifreload` lines (cumulus_host.py).
 
 Sources (named in brackets here and in cumulus_nclu.py / cumulus_nvue.py): the Cumulus
 Linux user guides, github CumulusNetworks/docs (published under
