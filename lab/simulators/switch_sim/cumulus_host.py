@@ -24,14 +24,16 @@ one truth the CLI, the NVUE REST API and the files share:
 What differs from a switch, on purpose: the kernel hostname is the container's (the lab
 names each container as the inventory names the switch; a container may not call
 sethostname), so `net add hostname` changes /etc/hostname and the tools' answers, not the
-kernel's name; ports, links and counters exist only in the model (no swp devices). Where
-sshd's exec PATH holds /sbin on a real switch is **unverified** (the Cumulus guides run
-`ifquery` as `cumulus`, so the login PATH does): the image gives every user both.
+kernel's name; ports, links and counters exist only in the model (no swp devices).
+Whether a user's PATH holds /sbin on a real switch is **unverified**; the image gives it to
+every login and exec session, so `ifreload` without sudo answers ifupdown2's `must be
+root`, as the modelled bash does.
 
-Sources: the Cumulus Linux guides named in cumulus.py's docstring; os-release(5) and the
-fields Ansible's distribution facts read for Cumulus (ansible-core module_utils/facts/
-system/distribution.py: NAME containing "Cumulus", VERSION_ID=<x.y.z>, VERSION="...");
-the remaining os-release fields (ID=cumulus-linux, ID_LIKE=debian) are **unverified**.
+Sources: the Cumulus Linux guides named in cumulus.py's docstring; /etc/os-release as the
+Cumulus Linux Command Reference Guide (NVIDIA networking knowledge base, "Common System
+Commands") shows it for 4.2.0, whose NAME, VERSION_ID and VERSION are what Ansible's
+distribution facts read for Cumulus (ansible-core module_utils/facts/system/
+distribution.py); that 5.x writes the same fields is **unverified**.
 """
 
 from __future__ import annotations
@@ -62,14 +64,18 @@ SYNC_SECONDS = 0.5  # how often a file written by someone else is read back
 
 
 def os_release(config: dict[str, Any]) -> str:
+    """/etc/os-release as the Command Reference Guide shows it (4.2.0)."""
     release = config["release"]
     return (
         'NAME="Cumulus Linux"\n'
         f"VERSION_ID={release}\n"
         f'VERSION="Cumulus Linux {release}"\n'
-        f'PRETTY_NAME="Cumulus Linux {release}"\n'
+        'PRETTY_NAME="Cumulus Linux"\n'
         "ID=cumulus-linux\n"
         "ID_LIKE=debian\n"
+        f"CPE_NAME=cpe:/o:cumulusnetworks:cumulus_linux:{release}\n"
+        'HOME_URL="http://www.nvidia.com/"\n'
+        'SUPPORT_URL="https://enterprise-support.nvidia.com/s/"\n'
     )
 
 
