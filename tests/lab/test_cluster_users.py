@@ -57,6 +57,15 @@ def test_the_gpu_servers_see_the_home_through_the_share_with_the_same_ids():
     assert (mode, uid, gid) == ("drwx------", "5001", "5000"), line
 
 
+def test_slapd_listens_on_every_ipv4_address_on_636_and_nothing_on_389():
+    """The named listener (cluster_users_ldap_listen_addresses' default): every IPv4 address,
+    where the servers' sssd and the tests reach it, not an IPv6-only socket."""
+    listening = docker_host(HEAD).check_output("ss -Hltn")
+    local = {line.split()[3] for line in listening.splitlines()}
+    assert "0.0.0.0:636" in local, listening
+    assert not any(address.endswith(":389") for address in local), listening
+
+
 def test_the_directory_holds_the_vaults_hash_and_checks_the_password_over_ldaps_only():
     expected = (SECRETS / "lab-user.sha512").read_text().strip()
     password = (SECRETS / "lab-user").read_text().strip()

@@ -461,7 +461,7 @@ def test_readysolution_users_are_in_the_head_nodes_directory(plans):
     plan, result, _ = plans["readysolution"]
     assert result.returncode == 0, result.stdout[-2000:]
     head = plan / "servers" / "headnode"
-    assert 'SLAPD_SERVICES="ldaps:/// ldapi:///"' in (head / "etc/default/slapd").read_text()
+    assert 'SLAPD_SERVICES="ldaps://0.0.0.0/ ldapi:///"' in (head / "etc/default/slapd").read_text()
     ldif = (head / "directory.ldif").read_text()
     assert "dn: uid=user1,ou=people,dc=readysolution,dc=example" in ldif
     assert "uidNumber: 5001" in ldif and "objectClass: posixAccount" in ldif
