@@ -484,6 +484,7 @@ FORMATS: dict[str, str] = {
     "cluster_users_accounts[].name": "posix_name",
     "cluster_users_accounts[].group": "posix_name",
     "cluster_users_accounts[].groups[]": "posix_name",
+    "cluster_users_ldap_listen_addresses[]": "ip_address",
     "cluster_users_accounts[].shell": "absolute_path",
     "cluster_users_default_shell": "absolute_path",
     "cluster_users_home_mode": "octal_mode",
