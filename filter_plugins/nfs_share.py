@@ -222,6 +222,32 @@ def nfs_share_exports(
     return planned
 
 
+def nfs_share_plan(settings: dict[str, Any]) -> dict[str, Any]:
+    """The share's plan, from its settings alone (the server's view of the nfs_share_*
+    inputs: raid, exports, root, clients, storage, server, device, label, address):
+    what the server builds and exports and what the clients mount it from. Published as
+    the fact nfs_share_plan on the share's server (roles/nfs_share/README.md)."""
+    raid = nfs_share_raid_plan(settings.get("raid") or {})
+    device = str(settings.get("device") or raid.get("device") or "")
+    storage = str(settings.get("storage", ""))
+    label = str(settings.get("label", ""))
+    return {
+        "storage": storage,
+        "server": str(settings.get("server", "")),
+        "raid": raid,
+        "device": device,
+        "mkfs_options": nfs_share_mkfs_options(raid, label),
+        "label": label,
+        "root": str(settings.get("root", "")),
+        "exports": nfs_share_exports(
+            settings.get("exports") or [],
+            str(settings.get("root", "")),
+            list(settings.get("clients") or []),
+        ),
+        "address": str(settings.get("address", "")),
+    }
+
+
 def nfs_share_export_problems(planned: list[dict[str, Any]]) -> list[str]:
     """Problems with the exports a server would refuse or that would hide each other."""
     problems = []
@@ -381,6 +407,7 @@ class FilterModule:
             "nfs_share_xfs_geometry": nfs_share_xfs_geometry,
             "nfs_share_geometry_problem": nfs_share_geometry_problem,
             "nfs_share_exports": nfs_share_exports,
+            "nfs_share_plan": nfs_share_plan,
             "nfs_share_export_problems": nfs_share_export_problems,
             "nfs_share_kernel_exports": nfs_share_kernel_exports,
             "nfs_share_address": nfs_share_address,

@@ -8,6 +8,7 @@ verification module runs against stand-in `nfs-ls`/`nfs-cat`/`findmnt` on PATH.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import stat
 from pathlib import Path
@@ -15,6 +16,7 @@ from pathlib import Path
 import jinja2
 import pytest
 import yaml
+from playbook import local_host, run_playbook
 
 ROOT = Path(__file__).resolve().parents[2]
 ROLE = ROOT / "roles" / "nfs_share"
@@ -432,3 +434,77 @@ def test_mount_check_wants_the_planned_source(fake_bin, tmp_path):
     _tool(fake_bin, "findmnt", "exit 1\n")
     _, unreachable = check_module.check("mount", [ok], 10)
     assert unreachable == [f"10.0.0.1 ({mount_point})"]
+
+
+def test_the_plan_is_the_share_as_its_server_sees_it():
+    """nfs_share_plan, from the server's settings alone: the RAID plan, the volume, the
+    mkfs options of its geometry, the exports with their defaults and the address."""
+    settings = {
+        "raid": {**DEFAULTS["nfs_share_raid"], "devices": SEED_004_DISKS},
+        "exports": DEFAULTS["nfs_share_exports"],
+        "root": "/data/nfs",
+        "clients": ["10.10.1.1"],
+        "storage": "build",
+        "server": "kernel",
+        "device": "",
+        "label": "share",
+        "address": "10.10.0.1",
+    }
+    plan = share.nfs_share_plan(settings)
+    assert plan["raid"] == _md()
+    assert plan["device"] == plan["raid"]["device"] == "/dev/md/nfs_share"
+    assert plan["mkfs_options"] == "-d su=512k,sw=10 -L share"
+    assert [e["path"] for e in plan["exports"]] == ["/data/nfs/home", "/data/nfs/shared"]
+    assert plan["exports"][0]["clients"] == ["10.10.1.1"]
+    assert (plan["address"], plan["storage"], plan["server"]) == ("10.10.0.1", "build", "kernel")
+    # a device named in the settings is the one formatted, whatever the RAID plan's
+    assert share.nfs_share_plan({**settings, "device": "/dev/sdb"})["device"] == "/dev/sdb"
+
+
+@pytest.mark.parametrize("planner", ["localhost", "head", "compute"])
+def test_every_host_reads_the_plan_the_server_publishes(tmp_path, planner):
+    """Planned from the control host (the early phase), the server (main.yml without the
+    early phase) or a client (client.yml without it): the plan is published on the server,
+    from the server's settings, and the clients read that one, not their own view of the
+    nfs_share_* variables (here a compute group that sets another root)."""
+    inventory = tmp_path / "inventory.json"
+    head = local_host(
+        cluster_data_address="10.0.0.1",
+        nfs_share_root="/data/nfs",
+        nfs_share_storage="plan",
+        nfs_share_label="headshare",
+    )
+    inventory.write_text(
+        json.dumps(
+            {
+                "all": {
+                    "children": {
+                        "head": {"hosts": {"head-1": head}},
+                        "compute": {
+                            "hosts": {
+                                "gpu-1": local_host(cluster_data_address="10.0.0.11"),
+                                "gpu-2": local_host(cluster_data_address="10.0.0.12"),
+                            },
+                            "vars": {"nfs_share_root": "/srv/elsewhere"},
+                        },
+                    }
+                },
+                "_meta": {"hostvars": {}},
+            }
+        )
+    )
+    result = run_playbook(
+        inventory,
+        ROOT / "tests" / "unit" / "playbooks" / "nfs_share_plan.yml",
+        {"planner": planner, "out": str(tmp_path)},
+    )
+    assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
+    plans = {
+        h: json.loads((tmp_path / f"{h}.json").read_text()) for h in ("head-1", "gpu-1", "gpu-2")
+    }
+    assert plans["gpu-1"] == plans["gpu-2"] == plans["head-1"]
+    plan = plans["head-1"]
+    assert [e["path"] for e in plan["exports"]] == ["/data/nfs/home", "/data/nfs/shared"]
+    assert plan["exports"][0]["clients"] == ["10.0.0.11", "10.0.0.12"]
+    assert (plan["address"], plan["storage"], plan["label"]) == ("10.0.0.1", "plan", "headshare")
+    assert plan["mkfs_options"].endswith("-L headshare")
