@@ -224,9 +224,10 @@ def nfs_share_exports(
 
 def nfs_share_plan(settings: dict[str, Any]) -> dict[str, Any]:
     """The share's plan, from its settings alone (the server's view of the nfs_share_*
-    inputs: raid, exports, root, clients, storage, server, device, label, address):
-    what the server builds and exports and what the clients mount it from. Published as
-    the fact nfs_share_plan on the share's server (roles/nfs_share/README.md)."""
+    inputs, as nfs_share_problems checks them: raid, exports with their defaults filled
+    in by nfs_share_exports, root, storage, server, device, label, address): what the
+    server builds and exports and what the clients mount it from. Published as the fact
+    nfs_share_plan on the share's server (roles/nfs_share/README.md)."""
     raid = nfs_share_raid_plan(settings.get("raid") or {})
     device = str(settings.get("device") or raid.get("device") or "")
     storage = str(settings.get("storage", ""))
@@ -239,11 +240,7 @@ def nfs_share_plan(settings: dict[str, Any]) -> dict[str, Any]:
         "mkfs_options": nfs_share_mkfs_options(raid, label),
         "label": label,
         "root": str(settings.get("root", "")),
-        "exports": nfs_share_exports(
-            settings.get("exports") or [],
-            str(settings.get("root", "")),
-            list(settings.get("clients") or []),
-        ),
+        "exports": list(settings.get("exports") or []),
         "address": str(settings.get("address", "")),
     }
 

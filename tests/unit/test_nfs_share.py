@@ -437,19 +437,11 @@ def test_mount_check_wants_the_planned_source(fake_bin, tmp_path):
 
 
 def test_the_plan_is_the_share_as_its_server_sees_it():
-    """nfs_share_plan, from the server's settings alone: the RAID plan, the volume, the
-    mkfs options of its geometry, the exports with their defaults and the address."""
-    settings = {
-        "raid": {**DEFAULTS["nfs_share_raid"], "devices": SEED_004_DISKS},
-        "exports": DEFAULTS["nfs_share_exports"],
-        "root": "/data/nfs",
-        "clients": ["10.10.1.1"],
-        "storage": "build",
-        "server": "kernel",
-        "device": "",
-        "label": "share",
-        "address": "10.10.0.1",
-    }
+    """nfs_share_plan, from the settings nfs_share_problems checks (the server's): the RAID
+    plan, the volume, the mkfs options of its geometry, the exports and the address."""
+    exports = share.nfs_share_exports(DEFAULTS["nfs_share_exports"], "/data/nfs", ["10.10.1.1"])
+    settings = _settings(exports=exports, root="/data/nfs", label="share")
+    assert share.nfs_share_problems(settings) == []
     plan = share.nfs_share_plan(settings)
     assert plan["raid"] == _md()
     assert plan["device"] == plan["raid"]["device"] == "/dev/md/nfs_share"
