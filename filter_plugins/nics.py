@@ -158,6 +158,59 @@ def nics_netplan(interfaces: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return {"network": {"version": 2, "ethernets": ethernets}}
 
 
+def nics_hosts_block(hosts_groups: Sequence[str], groups: Mapping[str, Any], hostvars: Any) -> str:
+    """The /etc/hosts lines of the cluster hosts' data addresses: each host of the groups
+    named (in group order, each once) that has a `cluster_data_address`, one per line."""
+    lines = []
+    seen = set()
+    for group in hosts_groups:
+        for host in groups.get(group) or []:
+            if host in seen:
+                continue
+            seen.add(host)
+            address = hostvars[host].get("cluster_data_address") if host in hostvars else None
+            if address not in (None, ""):
+                lines.append(f"{address} {host}\n")
+    return "".join(lines)
+
+
+def nics_plan(interfaces: Sequence[Mapping[str, Any]], default_mtu: Any, hosts_block: str) -> dict:
+    """One server's plan: its data interfaces with the role's defaults filled in, and the
+    /etc/hosts block it gets."""
+    return {
+        "interfaces": nics_with_defaults(interfaces or [], int(default_mtu)),
+        "hosts_block": hosts_block,
+    }
+
+
+def nics_plans(
+    hosts: Sequence[str],
+    hostvars: Any,
+    groups: Mapping[str, Any],
+    default_mtu: Any,
+    hosts_groups: Sequence[str],
+) -> dict[str, dict]:
+    """Every server's plan at once, from each server's own inventory variables.
+
+    Where a server sets none, the role's defaults as they resolve on it: `nics_hosts_groups`
+    (`hosts_groups`) and `nics_default_mtu`, which is the server's `cluster_data_mtu`, else
+    `default_mtu`. The /etc/hosts block walks every host's variables, so it is made once
+    per distinct `nics_hosts_groups`, not once per server."""
+    blocks: dict[tuple, str] = {}
+    plans = {}
+    for host in hosts:
+        host_vars = hostvars[host]
+        wanted_groups = tuple(host_vars.get("nics_hosts_groups", hosts_groups) or ())
+        if wanted_groups not in blocks:
+            blocks[wanted_groups] = nics_hosts_block(wanted_groups, groups, hostvars)
+        plans[host] = nics_plan(
+            host_vars.get("nics_interfaces") or [],
+            host_vars.get("nics_default_mtu", host_vars.get("cluster_data_mtu", default_mtu)),
+            blocks[wanted_groups],
+        )
+    return plans
+
+
 def nics_roce_report(host_vars: Mapping[str, Any]) -> Any:
     """One server's RoCE ports as nic_runtime read them (roce=true), or why there is none."""
     ports = ((host_vars.get("_nics_runtime", {})) or {}).get("roce")
@@ -174,4 +227,7 @@ class FilterModule:
             "nics_runtime": nics_runtime,
             "nics_inventory_problems": nics_inventory_problems,
             "nics_netplan": nics_netplan,
+            "nics_hosts_block": nics_hosts_block,
+            "nics_plan": nics_plan,
+            "nics_plans": nics_plans,
         }

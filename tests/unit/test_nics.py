@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 
 import pytest
+from playbook import ROOT, local_host, run_playbook
 
 _PATH = Path(__file__).resolve().parents[2] / "filter_plugins" / "nics.py"
 _SPEC = importlib.util.spec_from_file_location("nics", _PATH)
@@ -245,3 +247,127 @@ def test_the_roce_report_is_the_ports_read_or_why_there_are_none():
     assert nics.nics_roce_report({"_nics_runtime": {"roce": []}}) == (
         "no RDMA device: RoCE not available here"
     )
+
+
+class _HostVars(dict):
+    """hostvars as a filter sees it: a mapping of host -> its variables."""
+
+
+def _hostvars(**hosts):
+    return _HostVars({name: dict(host_vars) for name, host_vars in hosts.items()})
+
+
+def test_plans_fill_each_servers_defaults_and_share_one_hosts_block():
+    """nics_plans: each server's interfaces with its own default MTU (its nics_default_mtu,
+    else its cluster_data_mtu, else the given one) and the /etc/hosts block of its
+    nics_hosts_groups, in group order, each host once, hosts without an address left out."""
+    hostvars = _hostvars(
+        **{
+            "head-1": {
+                "cluster_data_address": "10.0.0.1",
+                "nics_interfaces": [{"name": "eth1", "address": "10.0.0.1/24"}],
+            },
+            "gpu-1": {
+                "cluster_data_address": "10.0.0.11",
+                "cluster_data_mtu": 9000,
+                "nics_interfaces": [{"name": "eth1", "address": "10.0.0.11/24"}],
+            },
+            "gpu-2": {
+                "cluster_data_address": "10.0.0.12",
+                "nics_default_mtu": 4000,
+                "nics_hosts_groups": ["head"],
+                "nics_interfaces": [{"name": "eth1", "address": "10.0.0.12/24"}],
+            },
+            "isilon-1": {"cluster_data_address": "10.0.0.100"},
+            "switch-1": {},
+        }
+    )
+    groups = {
+        "head": ["head-1"],
+        "compute": ["gpu-1", "gpu-2"],
+        "isilon": ["isilon-1", "switch-1"],
+        "all": list(hostvars),
+    }
+    plans = nics.nics_plans(
+        ["head-1", "gpu-1", "gpu-2"], hostvars, groups, 1500, ["compute", "isilon", "compute"]
+    )
+    assert [plans[h]["interfaces"][0]["mtu"] for h in ("head-1", "gpu-1", "gpu-2")] == [
+        1500,
+        9000,
+        4000,
+    ]
+    assert plans["gpu-1"]["interfaces"] == nics.nics_with_defaults(
+        [{"name": "eth1", "address": "10.0.0.11/24"}], 9000
+    )
+    cluster_block = "10.0.0.11 gpu-1\n10.0.0.12 gpu-2\n10.0.0.100 isilon-1\n"
+    assert plans["head-1"]["hosts_block"] == plans["gpu-1"]["hosts_block"] == cluster_block
+    assert plans["gpu-2"]["hosts_block"] == "10.0.0.1 head-1\n"
+    # a group the inventory lacks adds nothing; a server without interfaces plans none
+    assert nics.nics_hosts_block(["nothere"], groups, hostvars) == ""
+    assert nics.nics_plans(["switch-1"], hostvars, groups, 1500, [])["switch-1"] == {
+        "interfaces": [],
+        "hosts_block": "",
+    }
+
+
+def test_a_bad_interface_fails_the_plan_naming_it():
+    with pytest.raises(Exception, match="eth9"):
+        nics.nics_plans(
+            ["gpu-1"],
+            _hostvars(**{"gpu-1": {"nics_interfaces": [{"name": "eth9", "address": "nope"}]}}),
+            {"compute": ["gpu-1"]},
+            1500,
+            [],
+        )
+
+
+@pytest.mark.parametrize("early", [True, False])
+def test_servers_render_the_plan_the_early_phase_publishes(tmp_path, early):
+    """Planned once on the control host (the early phase) or by each server itself (the
+    role alone): the same files, with each server's own default MTU and hosts groups."""
+    inventory = tmp_path / "inventory.json"
+    data = {
+        "head-1": local_host(
+            cluster_data_address="10.0.0.1",
+            nics_interfaces=[{"name": "eth1", "address": "10.0.0.1/24"}],
+        ),
+        "gpu-1": local_host(
+            cluster_data_address="10.0.0.11",
+            nics_interfaces=[{"name": "eth1", "address": "10.0.0.11/24"}],
+        ),
+        "gpu-2": local_host(
+            cluster_data_address="10.0.0.12",
+            nics_hosts_groups=["head"],
+            nics_interfaces=[{"name": "eth1", "address": "10.0.0.12/24", "gateway": "10.0.0.254"}],
+        ),
+    }
+    inventory.write_text(
+        json.dumps(
+            {
+                "all": {
+                    "children": {
+                        "head": {"hosts": {"head-1": data["head-1"]}},
+                        "compute": {
+                            "hosts": {"gpu-1": data["gpu-1"], "gpu-2": data["gpu-2"]},
+                            "vars": {"cluster_data_mtu": 9000},
+                        },
+                    }
+                }
+            }
+        )
+    )
+    out = tmp_path / "out"
+    result = run_playbook(
+        inventory,
+        ROOT / "tests" / "unit" / "playbooks" / "nics_plan.yml",
+        {"early": early, "out": str(out)},
+    )
+    assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
+    stanza = "etc/network/interfaces.d/60-dlcluster-eth1"
+    assert "mtu 1500" in (out / "head-1" / stanza).read_text()
+    assert "mtu 9000" in (out / "gpu-1" / stanza).read_text()
+    assert "gateway 10.0.0.254" in (out / "gpu-2" / stanza).read_text()
+    hosts = {h: (out / h / "etc" / "hosts").read_text() for h in ("head-1", "gpu-1", "gpu-2")}
+    assert hosts["head-1"] == hosts["gpu-1"]
+    assert "10.0.0.11 gpu-1\n10.0.0.12 gpu-2\n# END" in hosts["gpu-1"]
+    assert "10.0.0.1 head-1\n# END" in hosts["gpu-2"]
