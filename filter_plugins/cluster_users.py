@@ -1,6 +1,8 @@
 """The cluster_users role's inventory check (users and groups every server gets alike),
-and its directory backend's decisions: the entries the directory must hold, what a read of
-it says must be written, the directory's settings that are refused before any change.
+its plan (cluster_users_plan: the users, groups, homes, the directory's layout and sssd's
+settings a server gets, holding no password and no hash), and its directory backend's
+decisions: the entries the directory must hold, what a read of it says must be written,
+the directory's settings that are refused before any change.
 
 Pure functions, unit-tested (tests/unit/test_cluster_users.py).
 """
@@ -228,7 +230,27 @@ def cluster_users_ldap_entries(
     bind account), each `{dn, objectClass, attributes}` with every value a list of
     strings; `absent`, the DNs of the users and groups listed with state absent (users
     first). `settings`: base_dn, users_ou, groups_ou, home_root, default_shell,
-    bind_dn and bind_password_value (the bind account's {SSHA}, when dlcluster makes it)."""
+    bind_dn and bind_password_value (the bind account's {SSHA}, when dlcluster makes it).
+    The same as the plan's entries (cluster_users_plan) with their passwords filled in
+    (cluster_users_ldap_passwords)."""
+    return _ldap_entries(
+        users,
+        groups,
+        settings,
+        lambda user: "{CRYPT}" + str(user["password_hash"]),
+        settings.get("bind_password_value"),
+    )
+
+
+def _ldap_entries(
+    users: Sequence[Mapping[str, Any]] | None,
+    groups: Sequence[Mapping[str, Any]] | None,
+    settings: Mapping[str, Any],
+    user_password: Any,
+    bind_password: Any,
+) -> dict[str, Any]:
+    """cluster_users_ldap_entries, each user's userPassword `user_password(user)` and the
+    bind account's `bind_password` (no bind account without one)."""
     users, groups = list(users or []), list(groups or [])
     base = str(settings["base_dn"])
     people = f"{settings['users_ou']},{base}"
@@ -266,7 +288,7 @@ def cluster_users_ldap_entries(
             "loginShell": [str(user.get("shell") or settings["default_shell"])],
             # slapd checks a bind's password against a {CRYPT} value with crypt(3), which
             # takes the hashes /etc/shadow takes (sha512-crypt, yescrypt)
-            "userPassword": ["{CRYPT}" + str(user["password_hash"])],
+            "userPassword": [user_password(user)],
             "gecos": [str(user.get("comment") or name)],
         }
         present.append(
@@ -276,7 +298,7 @@ def cluster_users_ldap_entries(
                 "attributes": attributes,
             }
         )
-    if settings.get("bind_dn") and settings.get("bind_password_value"):
+    if settings.get("bind_dn") and bind_password:
         bind_dn = str(settings["bind_dn"])
         present.append(
             {
@@ -284,7 +306,7 @@ def cluster_users_ldap_entries(
                 "objectClass": ["organizationalRole", "simpleSecurityObject"],
                 "attributes": {
                     "cn": [_dn_parts(bind_dn)[0][1]],
-                    "userPassword": [str(settings["bind_password_value"])],
+                    "userPassword": [str(bind_password)],
                 },
             }
         )
@@ -398,8 +420,186 @@ def cluster_users_home_dirs(
     ]
 
 
+# --- the plan (roles/cluster_users/tasks/plan.yml, README "The plan") ----------------------
+
+# What a planned entry holds where the directory keeps a password value. The plan is
+# published as a fact, which -v prints and a fact cache keeps, so it holds no password and
+# no hash of one: the apply fills them in (cluster_users_ldap_passwords), under no_log.
+PASSWORD_PLACEHOLDER = "(from the vault)"
+# Where sssd finds the CA of the directory's certificate: the role's copy of
+# cluster_users_ldap_ca_certificate, else Debian's bundle of the system's CAs
+# (ca-certificates). sssd-ldap(5): ldap_tls_cacert.
+_SSSD_OWN_CA = "/etc/sssd/dlcluster-ldap-ca.crt"
+_SSSD_SYSTEM_CAS = "/etc/ssl/certs/ca-certificates.crt"
+
+
+def _ldap_domain(base_dn: str) -> str:
+    """The domain Debian's slapd asks for (debconf slapd/domain), from a base DN of domain
+    components: dc=lab,dc=example,dc=org is lab.example.org."""
+    return ".".join(re.sub(r"^dc=", "", part.strip()) for part in str(base_dn).split(","))
+
+
+def _slapd_services(addresses: Sequence[Any]) -> str:
+    """slapd's listeners (SLAPD_SERVICES of Debian's /etc/default/slapd; slapd(8) -h):
+    ldaps:// on each address, named (an IPv6 one in brackets), and the local ldapi://."""
+    urls = [f"ldaps://{'[' + str(a) + ']' if ':' in str(a) else a}/" for a in addresses or []]
+    return " ".join([*urls, "ldapi:///"])
+
+
+def cluster_users_plan(inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """One server's plan, from the role's inputs as that server sees them (`inputs`: the
+    cluster_users_* variables by name, roles/cluster_users/vars/main.yml
+    _cluster_users_inputs): what it gets, holding no password and no hash.
+
+    `backend`; `groups` ({name, gid, state}) and `users` ({name, uid, group, gid, groups,
+    comment, shell, home, state}) with their defaults filled in, in the inventory's order;
+    `homes`, the homes of the users not listed absent as host_state reads them, and
+    `home_mode`. With the directory backend, `directory` (uri, base_dn, users_dn, groups_dn,
+    server, server_host: the host that runs dlcluster's directory or "", domain, admin_dn,
+    listen_addresses, services, bind_dn, and `entries` as cluster_users_ldap_entries gives
+    them, every password value PASSWORD_PLACEHOLDER; no entries for a site's directory)
+    and `sssd` (the values of sssd.conf's domain: uri, search_base, user_search_base,
+    group_search_base, bind_dn, tls_cacert, min_id); both None with the local backend."""
+
+    def given(name: str, default: Any = None) -> Any:
+        value = inputs.get("cluster_users_" + name)
+        return default if value is None else value
+
+    raw_users = list(given("accounts", []))
+    raw_groups = list(given("groups", []))
+    home_root = str(given("home_root", ""))
+    home_mode = str(given("home_mode", ""))
+    default_shell = str(given("default_shell", ""))
+    groups = [
+        {"name": str(g["name"]), "gid": int(g["gid"]), "state": str(g.get("state") or "present")}
+        for g in raw_groups
+    ]
+    gids = {g["name"]: g["gid"] for g in groups}
+    users = [
+        {
+            "name": str(u["name"]),
+            "uid": int(u["uid"]),
+            "group": str(u["group"]),
+            # None for a group outside cluster_users_groups (preflight refuses one)
+            "gid": gids.get(str(u["group"])),
+            "groups": [str(g) for g in u.get("groups") or []],
+            "comment": None if u.get("comment") is None else str(u["comment"]),
+            "shell": str(u.get("shell") or default_shell),
+            "home": f"{home_root.rstrip('/')}/{u['name']}",
+            "state": str(u.get("state") or "present"),
+        }
+        for u in raw_users
+    ]
+    backend = str(given("backend", "local"))
+    plan: dict[str, Any] = {
+        "backend": backend,
+        "groups": groups,
+        "users": users,
+        "homes": cluster_users_home_dirs(raw_users, home_root, home_mode),
+        "home_mode": home_mode,
+        "directory": None,
+        "sssd": None,
+    }
+    if backend != "ldap":
+        return plan
+    base = str(given("ldap_base_dn", ""))
+    users_dn = f"{given('ldap_users_ou', '')},{base}"
+    groups_dn = f"{given('ldap_groups_ou', '')},{base}"
+    server = _true(given("ldap_server", False))
+    bind_dn = str(given("ldap_bind_dn", ""))
+    uri = str(given("ldap_uri", ""))
+    # dlcluster's directory: its entries in the order they are added (RFC 2307's
+    # posixAccount and posixGroup, as Debian's slapd's nis schema defines them; the
+    # OpenLDAP Administrator's Guide, https://www.openldap.org/doc/admin25/, for the DIT)
+    entries = (
+        _ldap_entries(
+            raw_users,
+            raw_groups,
+            {
+                "base_dn": base,
+                "users_ou": given("ldap_users_ou", ""),
+                "groups_ou": given("ldap_groups_ou", ""),
+                "home_root": home_root,
+                "default_shell": default_shell,
+                "bind_dn": bind_dn,
+            },
+            lambda _user: PASSWORD_PLACEHOLDER,
+            PASSWORD_PLACEHOLDER,
+        )
+        if server
+        else {"present": [], "absent": []}
+    )
+    addresses = [str(a) for a in given("ldap_listen_addresses", [])]
+    plan["directory"] = {
+        "uri": uri,
+        "base_dn": base,
+        "users_dn": users_dn,
+        "groups_dn": groups_dn,
+        "server": server,
+        "server_host": str(given("ldap_server_host", "")) if server else "",
+        "domain": _ldap_domain(base),
+        # Debian's slapd makes cn=admin,<base DN> as the database's rootdn (README.Debian)
+        "admin_dn": f"cn=admin,{base}",
+        "listen_addresses": addresses,
+        "services": _slapd_services(addresses),
+        "bind_dn": bind_dn,
+        "entries": entries,
+    }
+    # sssd-ldap(5): with dlcluster's directory the users and groups are searched in their
+    # own subtrees; a site's directory is searched from its base DN
+    plan["sssd"] = {
+        "uri": uri,
+        "search_base": base,
+        "user_search_base": users_dn if server else "",
+        "group_search_base": groups_dn if server else "",
+        "bind_dn": bind_dn,
+        "tls_cacert": _SSSD_OWN_CA if given("ldap_ca_certificate", "") else _SSSD_SYSTEM_CAS,
+        "min_id": int(given("min_id", 1000)),
+    }
+    return plan
+
+
+def cluster_users_plans(
+    hosts: Sequence[str], hostvars: Mapping[str, Any], inputs: Mapping[str, Any]
+) -> dict[str, dict[str, Any]]:
+    """Every server's plan at once (tasks/plan.yml, on the control host): each from the
+    server's own cluster_users_* variables (hostvars), else, where it sets none, from
+    `inputs`, the role's defaults as the calling host sees them (hostvars hold no role
+    default). The same as each server would make alone (vars/main.yml)."""
+    plans = {}
+    for host in hosts:
+        own = hostvars[host]
+        plans[host] = cluster_users_plan(
+            {name: own.get(name, value) for name, value in inputs.items()}
+        )
+    return plans
+
+
+def cluster_users_ldap_passwords(
+    entries: Mapping[str, Any], users: Sequence[Mapping[str, Any]] | None, bind_password_value: str
+) -> dict[str, Any]:
+    """The plan's directory entries (cluster_users_plan's directory.entries) with their
+    password values filled in, as slapd must hold them: a user's `{CRYPT}` and the
+    password_hash of cluster_users_accounts, the bind account's `bind_password_value` (its
+    {SSHA}). Run at apply time only, under no_log; the same as cluster_users_ldap_entries."""
+    hashes = {str(u.get("name")): u.get("password_hash") for u in users or []}
+    present = []
+    for entry in entries.get("present") or []:
+        attributes = dict(entry["attributes"])
+        if "userPassword" in attributes:
+            if "posixAccount" in entry["objectClass"]:
+                value = "{CRYPT}" + str(hashes[str(attributes["uid"][0])])
+            else:
+                value = str(bind_password_value)
+            attributes["userPassword"] = [value]
+        present.append(
+            {"dn": entry["dn"], "objectClass": list(entry["objectClass"]), "attributes": attributes}
+        )
+    return {"present": present, "absent": list(entries.get("absent") or [])}
+
+
 class FilterModule:
-    """Checks of the cluster's users; the directory backend's decisions."""
+    """Checks of the cluster's users; their plan; the directory backend's decisions."""
 
     def filters(self) -> dict[str, Any]:
         return {
@@ -412,4 +612,7 @@ class FilterModule:
             "cluster_users_ldap_writes": cluster_users_ldap_writes,
             "cluster_users_slapd_writes": cluster_users_slapd_writes,
             "cluster_users_home_dirs": cluster_users_home_dirs,
+            "cluster_users_plan": cluster_users_plan,
+            "cluster_users_plans": cluster_users_plans,
+            "cluster_users_ldap_passwords": cluster_users_ldap_passwords,
         }

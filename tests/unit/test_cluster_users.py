@@ -1,4 +1,4 @@
-"""The cluster_users role's preflight check and its directory backend's decisions
+"""The cluster_users role's preflight check, its plan and its directory backend's decisions
 (filter_plugins/cluster_users.py)."""
 
 from __future__ import annotations
@@ -6,7 +6,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import importlib.util
+import json
 from pathlib import Path
+
+from playbook import local_host, run_playbook
 
 ROOT = Path(__file__).resolve().parents[2]
 _SPEC = importlib.util.spec_from_file_location(
@@ -282,3 +285,208 @@ def test_the_homes_as_host_state_reads_them():
         {"path": "/home/bob", "state": "directory", "owner": "bob", "group": "dlusers",
          "mode": "0700"},
     ]  # fmt: skip
+
+
+# --- the plan (tasks/plan.yml, published as cluster_users_plan) ---------------------------
+
+# The role's inputs as vars/main.yml's _cluster_users_inputs gives them (a server's own
+# cluster_users_* variables, the role's defaults for the rest)...
+INPUTS = {
+    "cluster_users_accounts": USERS,
+    "cluster_users_groups": GROUPS,
+    "cluster_users_home_root": "/home/",
+    "cluster_users_default_shell": "/bin/bash",
+    "cluster_users_home_mode": "0700",
+    "cluster_users_min_id": 1000,
+    "cluster_users_backend": "ldap",
+    "cluster_users_ldap_uri": "ldaps://head",
+    "cluster_users_ldap_base_dn": "dc=lab,dc=example",
+    "cluster_users_ldap_users_ou": "ou=people",
+    "cluster_users_ldap_groups_ou": "ou=groups",
+    "cluster_users_ldap_server": True,
+    "cluster_users_ldap_server_host": "head",
+    "cluster_users_ldap_listen_addresses": ["0.0.0.0", "fd00::1"],
+    "cluster_users_ldap_bind_dn": "cn=sssd,dc=lab,dc=example",
+    "cluster_users_ldap_ca_certificate": "-----BEGIN CERTIFICATE-----\nx\n",
+}
+# ... and the secrets a server's variables hold beside them, which no plan may carry
+SECRETS = {
+    "cluster_users_ldap_admin_password": "admin-secret",
+    "cluster_users_ldap_bind_password": "bind-secret",
+    "cluster_users_ldap_tls_private_key": "-----BEGIN PRIVATE KEY-----\nk\n",
+}
+
+
+def _leaks(text: str) -> list[str]:
+    """The secrets, hashes and hash schemes found in `text`."""
+    needles = [HASH, "$6$", "{CRYPT}", "{SSHA}", "password_hash", "PRIVATE KEY"]
+    needles += [
+        SECRETS["cluster_users_ldap_admin_password"],
+        SECRETS["cluster_users_ldap_bind_password"],
+    ]
+    return [needle for needle in needles if needle in text]
+
+
+def test_the_plan_holds_no_password_and_no_hash():
+    plan = cu.cluster_users_plan({**INPUTS, **SECRETS})
+    assert _leaks(json.dumps(plan)) == []
+    # where the directory keeps a password, the plan says where it comes from
+    users = {e["dn"]: e for e in plan["directory"]["entries"]["present"]}
+    alice = users["uid=alice,ou=people,dc=lab,dc=example"]["attributes"]
+    assert alice["userPassword"] == [cu.PASSWORD_PLACEHOLDER]
+    assert all("password_hash" not in user for user in plan["users"])
+    # the secrets beside the inputs change nothing: the plan is not made from them
+    assert plan == cu.cluster_users_plan(INPUTS)
+
+
+def test_the_plan_fills_in_the_users_groups_and_homes():
+    plan = cu.cluster_users_plan({**INPUTS, "cluster_users_backend": "local"})
+    assert plan["backend"] == "local" and plan["directory"] is None and plan["sssd"] is None
+    assert plan["groups"] == [
+        {"name": "dlusers", "gid": 5000, "state": "present"},
+        {"name": "gpu", "gid": 5001, "state": "present"},
+    ]
+    assert plan["users"][1] == {
+        "name": "bob", "uid": 5002, "group": "dlusers", "gid": 5000, "groups": [],
+        "comment": None, "shell": "/bin/bash", "home": "/home/bob", "state": "present",
+    }  # fmt: skip
+    # the homes as host_state compares them, of the users not listed absent
+    gone = {
+        **INPUTS,
+        "cluster_users_accounts": [*USERS, {**USERS[1], "name": "eve", "state": "absent"}],
+    }
+    assert cu.cluster_users_plan(gone)["homes"] == cu.cluster_users_home_dirs(
+        USERS, "/home/", "0700"
+    )
+    # -e gives every value as a string
+    texts = {**INPUTS, "cluster_users_min_id": "1000", "cluster_users_ldap_server": "true"}
+    texts["cluster_users_accounts"] = [{**u, "uid": str(u["uid"])} for u in USERS]
+    assert cu.cluster_users_plan(texts) == cu.cluster_users_plan(INPUTS)
+
+
+def test_the_plan_lays_out_the_directory_and_sssd():
+    plan = cu.cluster_users_plan(INPUTS)
+    directory = plan["directory"]
+    assert (directory["server_host"], directory["domain"], directory["admin_dn"]) == (
+        "head",
+        "lab.example",
+        "cn=admin,dc=lab,dc=example",
+    )
+    assert (directory["users_dn"], directory["groups_dn"]) == (
+        "ou=people,dc=lab,dc=example",
+        "ou=groups,dc=lab,dc=example",
+    )
+    assert directory["services"] == "ldaps://0.0.0.0/ ldaps://[fd00::1]/ ldapi:///"
+    assert plan["sssd"] == {
+        "uri": "ldaps://head", "search_base": "dc=lab,dc=example",
+        "user_search_base": "ou=people,dc=lab,dc=example",
+        "group_search_base": "ou=groups,dc=lab,dc=example",
+        "bind_dn": "cn=sssd,dc=lab,dc=example",
+        "tls_cacert": "/etc/sssd/dlcluster-ldap-ca.crt", "min_id": 1000,
+    }  # fmt: skip
+    # a site's directory: no directory host, no entries, searched from its base DN, the
+    # system's CAs without a CA of its own
+    site = cu.cluster_users_plan(
+        {**INPUTS, "cluster_users_ldap_server": False, "cluster_users_ldap_ca_certificate": ""}
+    )
+    assert site["directory"]["server_host"] == ""
+    assert site["directory"]["entries"] == {"present": [], "absent": []}
+    assert (site["sssd"]["user_search_base"], site["sssd"]["group_search_base"]) == ("", "")
+    assert site["sssd"]["tls_cacert"] == "/etc/ssl/certs/ca-certificates.crt"
+
+
+def test_the_plans_entries_with_their_passwords_are_the_directorys():
+    """What the apply writes: the plan's entries, the vault's values filled in."""
+    planned = cu.cluster_users_plan(INPUTS)["directory"]["entries"]
+    assert cu.cluster_users_ldap_passwords(planned, USERS, "{SSHA}bind") == (
+        cu.cluster_users_ldap_entries(USERS, GROUPS, SETTINGS)
+    )
+    gone = [USERS[0], {**USERS[1], "state": "absent"}]
+    planned = cu.cluster_users_plan({**INPUTS, "cluster_users_accounts": gone})["directory"]
+    assert cu.cluster_users_ldap_passwords(planned["entries"], gone, "{SSHA}bind") == (
+        cu.cluster_users_ldap_entries(gone, GROUPS, SETTINGS)
+    )
+
+
+def test_every_server_is_planned_from_its_own_variables():
+    """The early phase's plans (hostvars hold no role default: `inputs` stand in for them)
+    are the ones each server would make alone from its own variables."""
+    hostvars = {
+        "head": {"cluster_users_ldap_uri": "ldaps://head", **SECRETS},
+        "gpu-1": {"cluster_users_ldap_uri": "ldaps://replica"},
+    }
+    defaults = {**INPUTS, "cluster_users_ldap_uri": ""}
+    plans = cu.cluster_users_plans(["head", "gpu-1"], hostvars, defaults)
+    assert plans == {
+        "head": cu.cluster_users_plan({**defaults, "cluster_users_ldap_uri": "ldaps://head"}),
+        "gpu-1": cu.cluster_users_plan({**defaults, "cluster_users_ldap_uri": "ldaps://replica"}),
+    }
+    assert plans["gpu-1"]["sssd"]["uri"] == "ldaps://replica"
+
+
+def test_the_plan_made_on_the_control_host_is_the_one_the_role_reads(tmp_path, monkeypatch):
+    """Planned from the control host (the early phase), published on every server, read
+    there by the role (render.yml) rather than its inputs (a URI given afterwards), each
+    server's the one it would make alone; nothing secret in it, in what it renders or in
+    the -v output that shows the published fact."""
+    common = {
+        "cluster_users_groups": GROUPS, "cluster_users_accounts": USERS,
+        "cluster_users_backend": "ldap", "cluster_users_ldap_server": True,
+        "cluster_users_ldap_uri": "ldaps://head-1",
+        "cluster_users_ldap_base_dn": "dc=lab,dc=example",
+        "cluster_users_ldap_bind_dn": "cn=sssd,dc=lab,dc=example", **SECRETS,
+    }  # fmt: skip
+    inventory = tmp_path / "inventory.json"
+    inventory.write_text(
+        json.dumps(
+            {
+                "all": {
+                    "children": {
+                        "head": {"hosts": {"head-1": local_host()}},
+                        "compute": {
+                            "hosts": {"gpu-1": local_host()},
+                            # a replica near the GPU servers: each server's own variables
+                            "vars": {"cluster_users_ldap_uri": "ldaps://replica"},
+                        },
+                    },
+                    "vars": common,
+                },
+                "_meta": {"hostvars": {}},
+            }
+        )
+    )
+    monkeypatch.setenv("ANSIBLE_VERBOSITY", "1")
+    result = run_playbook(
+        inventory,
+        ROOT / "tests" / "unit" / "playbooks" / "cluster_users_plan.yml",
+        {"out": str(tmp_path)},
+    )
+    assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
+    assert "cluster_users_plan" in result.stdout  # -v shows the published fact...
+    assert _leaks(result.stdout) == []  # ...and with it no secret
+    hosts = ("head-1", "gpu-1")
+    seen = {h: json.loads((tmp_path / f"{h}.json").read_text()) for h in hosts}
+    for host in hosts:
+        assert seen[host]["read"] == seen[host]["published"] == seen[host]["alone"], host
+    plan = seen["head-1"]["read"]
+    assert plan["directory"]["server_host"] == "head-1"
+    assert (plan["sssd"]["uri"], seen["gpu-1"]["read"]["sssd"]["uri"]) == (
+        "ldaps://head-1",
+        "ldaps://replica",
+    )
+    rendered = {
+        path.relative_to(tmp_path).as_posix(): path.read_text()
+        for path in tmp_path.glob("*-*/**/*") if path.is_file()
+    }  # fmt: skip
+    assert sorted(rendered) == [
+        "gpu-1/etc/sssd/sssd.conf", "head-1/directory.ldif", "head-1/etc/default/slapd",
+        "head-1/etc/sssd/sssd.conf",
+    ]  # fmt: skip
+    # written from the plan, not from the URI given after it was made
+    assert "ldap_uri = ldaps://head-1\n" in rendered["head-1/etc/sssd/sssd.conf"]
+    assert "ldap_uri = ldaps://replica\n" in rendered["gpu-1/etc/sssd/sssd.conf"]
+    assert "uid=alice,ou=people,dc=lab,dc=example" in rendered["head-1/directory.ldif"]
+    # (the LDIF's header names the hash schemes: the values themselves must not be there)
+    secret = [HASH, *SECRETS.values(), "not-planned"]
+    assert [(n, s) for n, text in rendered.items() for s in secret if s in text] == []
+    assert _leaks(json.dumps(seen)) == []
