@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import importlib.machinery
 import importlib.util
+import json
 import os
 import stat
 import time
 from pathlib import Path
 
+import yaml
+from playbook import local_host, run_playbook
 from prometheus_client import CollectorRegistry, generate_latest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -243,6 +246,144 @@ def test_targets_name_each_host_as_the_inventory_does():
     ]
     assert [t["instance"] for t in targets["gpu"]] == ["gpu-1", "gpu-2"]
     assert targets["slurm"] == [{"instance": "head", "address": "10.0.0.1:9341"}]
+
+
+# The role's defaults of what the plan reads from each host (defaults/main.yml).
+PLAN_DEFAULTS = {
+    "monitoring_server_groups": ["head", "compute"],
+    "monitoring_slurm_host": "head-1",
+    "monitoring_prometheus_port": 9090,
+    "monitoring_alertmanager_port": 9093,
+    "monitoring_node_exporter_port": 9100,
+    "monitoring_gpu_exporter_port": 9835,
+    "monitoring_slurm_exporter_port": 9341,
+    "monitoring_onefs_exporter_port": 9342,
+    "monitoring_onefs_addresses": [],
+    "monitoring_onefs_api_port": 8080,
+}
+PLAN_GROUPS = {
+    "all": ["head-1", "gpu-1", "gpu-2", "isi-1"],
+    "head": ["head-1"],
+    "compute": ["gpu-1", "gpu-2"],
+    "monitoring": ["head-1"],
+    "isilon": ["isi-1"],
+}
+
+
+def _plan(hostvars, **settings):
+    return mon.monitoring_plan(
+        {"server": "head-1", "monitoring_group": "monitoring", "groups": PLAN_GROUPS,
+         "gpu_hosts": PLAN_GROUPS["compute"], "defaults": PLAN_DEFAULTS, **settings},
+        hostvars,
+    )  # fmt: skip
+
+
+def _targets(plan):
+    return {
+        job["job_name"]: [(t["instance"], t["address"]) for t in job["targets"]]
+        for job in plan["scrape_jobs"]
+    }
+
+
+def test_the_plan_is_the_monitoring_hosts_view_of_the_cluster():
+    """Each watched host scraped where its own exporters listen (its address, its ports,
+    else the role's defaults); the monitoring host's own settings decide what is watched,
+    the Slurm host and the Isilon cluster; no secret in it."""
+    hostvars = {
+        "head-1": {"cluster_data_address": "10.0.0.1", "monitoring_prometheus_port": "9091",
+                   "monitoring_onefs_addresses": ["10.0.0.21", "fd00::22"],
+                   "monitoring_onefs_user": "monitor-ro", "monitoring_onefs_password": "s3cret"},
+        "gpu-1": {"cluster_data_address": "10.0.0.11"},
+        "gpu-2": {"cluster_data_address": "10.0.0.12", "monitoring_listen_address": "fd00::12",
+                  "monitoring_node_exporter_port": 9200},
+        "isi-1": {"cluster_data_address": "10.0.0.21"},
+    }  # fmt: skip
+    plan = _plan(hostvars)
+    assert (plan["server"], plan["watched"], plan["slurm_host"]) == (
+        "head-1", ["head-1", "gpu-1", "gpu-2"], "head-1")  # fmt: skip
+    assert _targets(plan) == {
+        "prometheus": [("head-1", "10.0.0.1:9091")],
+        "alertmanager": [("head-1", "10.0.0.1:9093")],
+        "node": [("head-1", "10.0.0.1:9100"), ("gpu-1", "10.0.0.11:9100"),
+                 ("gpu-2", "[fd00::12]:9200")],
+        "gpu": [("gpu-1", "10.0.0.11:9835"), ("gpu-2", "[fd00::12]:9835")],
+        "slurm": [("head-1", "10.0.0.1:9341")],
+        "onefs": [("head-1", "10.0.0.1:9342")],
+    }  # fmt: skip
+    assert plan["listen"] == {"prometheus": "10.0.0.1:9091", "alertmanager": "10.0.0.1:9093",
+                              "onefs": "10.0.0.1:9342"}  # fmt: skip
+    assert plan["url"] == "http://10.0.0.1:9091"
+    assert plan["onefs_urls"] == ["https://10.0.0.21:8080", "https://[fd00::22]:8080"]
+    assert "s3cret" not in json.dumps(plan) and "monitor-ro" not in json.dumps(plan)
+    # the monitoring host's groups: the GPU servers only, then itself; no Isilon, no job
+    plan = _plan({**hostvars, "head-1": {"cluster_data_address": "10.0.0.1",
+                                         "monitoring_server_groups": ["compute"]}})  # fmt: skip
+    assert plan["watched"] == ["gpu-1", "gpu-2", "head-1"]
+    assert list(_targets(plan)) == ["prometheus", "alertmanager", "node", "gpu", "slurm"]
+    assert (plan["listen"]["onefs"], plan["onefs_urls"]) == ("", [])
+
+
+def test_without_a_monitoring_host_nothing_is_planned():
+    plan = _plan({}, server="")
+    assert (plan["server"], plan["watched"], plan["scrape_jobs"], plan["url"]) == ("", [], [], "")
+    assert mon.monitoring_watched(PLAN_GROUPS, ["head", "nogroup", "compute"], "monitoring") == [
+        "head-1", "gpu-1", "gpu-2"]  # fmt: skip
+
+
+def test_the_plan_made_on_the_control_host_is_what_the_monitoring_host_writes(tmp_path):
+    """Planned from the control host (the early phase, playbooks/preflight.yml), published
+    on the monitoring host, whose offline plan (render.yml) writes prometheus.yml and
+    dlcluster.json from it. The monitoring host sets its own node_exporter port: gpu-1,
+    which sets none, is still scraped at the role's default, where its exporter listens."""
+    inventory = tmp_path / "inventory.json"
+    head = local_host(
+        cluster_data_address="10.0.0.1",
+        monitoring_node_exporter_port=9200,
+        monitoring_onefs_user="monitor-ro",
+        monitoring_onefs_password="s3cret-onefs",
+    )
+    inventory.write_text(
+        json.dumps(
+            {
+                "all": {
+                    "children": {
+                        "head": {"hosts": {"head-1": head}},
+                        "monitoring": {"hosts": {"head-1": {}}},
+                        "compute": {
+                            "hosts": {
+                                "gpu-1": local_host(cluster_data_address="10.0.0.11"),
+                                "gpu-2": local_host(monitoring_listen_address="fd00::12"),
+                            }
+                        },
+                        "isilon": {"hosts": {"isi-1": {"cluster_data_address": "10.0.0.21"}}},
+                    }
+                },
+                "_meta": {"hostvars": {}},
+            }
+        )
+    )
+    result = run_playbook(
+        inventory, ROOT / "tests" / "unit" / "playbooks" / "monitoring_plan.yml",
+        {"out": str(tmp_path)},
+    )  # fmt: skip
+    assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
+    plan_text = (tmp_path / "plan.json").read_text()
+    assert "s3cret-onefs" not in plan_text and "monitor-ro" not in plan_text
+    plan = json.loads(plan_text)
+    written = tmp_path / "head-1" / "etc" / "prometheus"
+    config = yaml.safe_load((written / "prometheus.yml").read_text())
+    assert [
+        {"job_name": job["job_name"],
+         "targets": [{"instance": c["labels"]["instance"], "address": c["targets"][0]}
+                     for c in job["static_configs"]]}
+        for job in config["scrape_configs"]
+    ] == plan["scrape_jobs"]  # fmt: skip
+    assert config["alerting"]["alertmanagers"][0]["static_configs"][0]["targets"] == [
+        plan["listen"]["alertmanager"]]  # fmt: skip
+    assert json.loads((written / "dlcluster.json").read_text()) == {"url": plan["url"]}
+    assert _targets(plan)["node"] == [("head-1", "10.0.0.1:9200"), ("gpu-1", "10.0.0.11:9100"),
+                                      ("gpu-2", "[fd00::12]:9100")]  # fmt: skip
+    assert plan["onefs_urls"] == ["https://10.0.0.21:8080"]
 
 
 def test_the_files_as_host_state_reads_them():
