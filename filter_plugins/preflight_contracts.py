@@ -598,6 +598,7 @@ FORMATS: dict[str, str] = {
     "nics_interfaces[].check[]": "ip_address",
     "nics_hosts_groups[]": "ansible_group",
     "nics_preflight_hosts[]": "inventory_host",
+    "nics_plan_hosts[]": "inventory_host",
     "nics_report_hosts[]": "inventory_host",
     # nvidia_driver
     "nvidia_driver_cuda_repo_url": "url",
