@@ -1,5 +1,5 @@
-"""Slurm helpers: a node's hardware as slurmd reports it, the cluster's munge key, and
-the controller's view of its nodes (roles/slurm)."""
+"""Slurm helpers: a node's hardware as slurmd reports it, the cluster's munge key, the
+controller's view of its nodes, and the plan of what the inventory decides (roles/slurm)."""
 
 from __future__ import annotations
 
@@ -231,6 +231,108 @@ def slurm_accounting_problems(
     return problems
 
 
+# slurm.conf's keys whose value only the hosts know at run time, each with where it comes
+# from: DefMemPerCPU from the nodes' hardware (slurmd -C), the controller's address from
+# its host name where the inventory names none (slurm_controller_address's default).
+_AT_RUN_TIME = object()
+
+
+def slurm_plan(settings: Mapping[str, Any], nodes: Sequence[str]) -> dict[str, Any]:
+    """What the inventory decides for the controller, from its settings (the slurm_*
+    variables as the controller sees them, without their prefix) and the GPU servers it
+    describes (`nodes`, the compute group), pure, for the fact slurm_plan (README).
+
+    `config`: slurm.conf's options in the file's order (slurm.conf(5), Slurm 22.05), the
+    role's own, then the accounting lines (with `accounting`), then `config` (slurm_config,
+    replacing a value in place; a None leaves the option out, so it is dropped here);
+    `config_at_run_time` names the options only the hosts know (DefMemPerCPU: the nodes'
+    hardware; SlurmctldHost and AccountingStorageHost where `controller_address` is None:
+    the controller's host name), held in `config` as None in their place.
+    `partitions`: slurm_partitions with their defaults filled in (`nodes` joined, `ALL`
+    where none is given)."""
+    address = settings.get("controller_address")
+    at_address = _AT_RUN_TIME if address is None else address
+    health = _true(settings.get("health_check", True))
+    accounting = _true(settings.get("accounting", True))
+    config: dict[str, Any] = {
+        "ClusterName": settings["cluster_name"],
+        "SlurmctldHost": at_address,
+        "SlurmctldPort": int(settings.get("controller_port", 6817)),
+        "SlurmUser": "slurm",
+        "AuthType": "auth/munge",
+        "SlurmctldParameters": "enable_configless",
+        "StateSaveLocation": "/var/lib/slurm/slurmctld",
+        "SlurmdSpoolDir": "/var/lib/slurm/slurmd",
+        "SlurmctldPidFile": "/run/slurmctld.pid",
+        "SlurmdPidFile": "/run/slurmd.pid",
+        "SlurmctldLogFile": "/var/log/slurm/slurmctld.log",
+        "SlurmdLogFile": "/var/log/slurm/slurmd.log",
+        "SchedulerType": "sched/backfill",
+        "SelectType": "select/cons_tres",
+        "SelectTypeParameters": "CR_Core_Memory",
+        "DefMemPerCPU": _AT_RUN_TIME,
+        "GresTypes": "gpu",
+        "ProctrackType": "proctrack/cgroup",
+        "TaskPlugin": "task/affinity,task/cgroup",
+        "MpiDefault": settings.get("mpi_default", "none"),
+        "ReturnToService": 2,
+        "SlurmdParameters": "config_overrides" if _true(settings.get("config_overrides")) else None,
+        "HealthCheckProgram": settings.get("health_check_program") if health else None,
+        "HealthCheckInterval": int(settings.get("health_check_interval", 300)) if health else None,
+        "HealthCheckNodeState": "ANY" if health else None,
+    }
+    if accounting:
+        # slurmdbd on the controller, the GPUs among the tracked resources, and the
+        # multifactor priority plugin's weights (PriorityWeight<Factor>)
+        weights = settings.get("priority_weights") or {}
+        config.update(
+            {
+                "AccountingStorageType": "accounting_storage/slurmdbd",
+                "AccountingStorageHost": at_address,
+                "AccountingStorageTRES": "gres/gpu",
+                "JobAcctGatherType": "jobacct_gather/linux",
+                "PriorityType": "priority/multifactor",
+                "PriorityDecayHalfLife": settings.get("priority_decay_half_life", "7-0"),
+                **{f"PriorityWeight{factor}": int(weight) for factor, weight in weights.items()},
+            }
+        )
+    config.update(settings.get("config") or {})
+    partitions = [
+        {
+            "name": partition["name"],
+            "nodes": _partition_nodes(partition.get("nodes")),
+            "default": partition.get("default", False),
+            "max_time": partition.get("max_time", "INFINITE"),
+            "state": partition.get("state", "UP"),
+            "options": dict(partition.get("options") or {}),
+        }
+        for partition in settings.get("partitions") or []
+    ]
+    return {
+        "cluster_name": settings["cluster_name"],
+        "controller_host": settings.get("controller_host"),
+        "controller_address": address,
+        "controller_port": int(settings.get("controller_port", 6817)),
+        "nodes": list(nodes),
+        "partitions": partitions,
+        "accounting": accounting,
+        "config": {
+            key: None if value is _AT_RUN_TIME else value
+            for key, value in config.items()
+            if value is not None
+        },
+        "config_at_run_time": [key for key, value in config.items() if value is _AT_RUN_TIME],
+        "cgroup": dict(settings.get("cgroup_config") or {}),
+    }
+
+
+def _partition_nodes(given: Any) -> str:
+    """A partition's Nodes= as the inventory gives it: its list joined, or ALL (every node)."""
+    if not given:
+        return "ALL"
+    return ",".join(given) if isinstance(given, list) else str(given)
+
+
 def _true(value: Any) -> bool:
     return str(value).strip().lower() in ("1", "true", "yes", "on")
 
@@ -250,4 +352,5 @@ class FilterModule:
             "slurm_partition_problems": slurm_partition_problems,
             "slurm_accounting_problems": slurm_accounting_problems,
             "slurm_def_mem_per_cpu": slurm_def_mem_per_cpu,
+            "slurm_plan": slurm_plan,
         }
