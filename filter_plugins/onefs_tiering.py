@@ -191,6 +191,125 @@ def onefs_tiering_problems(
     return problems
 
 
+# ---- the plan: the inventory's desired state, normalized once ------------------------------
+
+# The keys of each item the role writes (onefs_writes, onefs_change_set): the inventory's
+# short forms of the OneFS API's objects (Dell PowerScale OneFS API Reference:
+# storagepool/tiers, filepool/default-policy, filepool/policies, protocols/nfs/exports).
+_TIER_KEYS = ("name", "nodepools")
+_POOL_KEYS = ("storagepool", "ssd_strategy", "snapshot_storagepool", "snapshot_ssd_strategy")
+_DEFAULT_POLICY_KEYS = (*_POOL_KEYS, "data_access_pattern", "enable_coalescer")
+_POLICY_KEYS = ("name", "description", "apply_order", *_POOL_KEYS)
+_EXPORT_KEYS = ("path", "description", "clients", "root_clients", "read_only", "map_root_user")
+
+
+def _items(settings: Mapping[str, Any], key: str, required: str) -> list[Mapping[str, Any]]:
+    """settings[key] as a list of mappings that each give `required`, or an error naming
+    the item (onefs_writes would fail on it with a bare KeyError)."""
+    items = settings.get(key)
+    if items is None:
+        return []
+    if not isinstance(items, Sequence) or isinstance(items, (str, bytes)):
+        raise AnsibleFilterError(f"onefs_tiering_{key} is {items!r}; it must be a list")
+    for index, item in enumerate(items):
+        if not isinstance(item, Mapping) or item.get(required) in (None, ""):
+            raise AnsibleFilterError(
+                f"onefs_tiering_{key}[{index}] is {item!r}; each item needs its {required}"
+            )
+    return list(items)
+
+
+def _picked(item: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Any]:
+    """The item's given keys (a null one is not given: the role's `default(omit)`)."""
+    return {key: item[key] for key in keys if item.get(key) is not None}
+
+
+def onefs_tier_nodepools(tiers: Any) -> list[str]:
+    """The node pools the tiers kept on the cluster (every tier but `state: absent`) are
+    built from, each once, in the inventory's order: what must exist on the cluster
+    (checked against onefs_info's node pools before any write)."""
+    pools: list[str] = []
+    for tier in tiers or []:
+        if isinstance(tier, Mapping) and tier.get("state") != "absent":
+            pools += [str(p) for p in tier.get("nodepools") or [] if str(p) not in pools]
+    return pools
+
+
+def onefs_tiering_plan(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The role's desired state, from the inventory alone: the one reading of the
+    onefs_tiering_* inputs that the apply (onefs_writes) and the offline change set
+    (onefs_change_set) both take, published as the fact onefs_tiering_plan
+    (roles/onefs_tiering/README.md).
+
+    `settings`: access_time ({enabled, precision_days}), tiers, default_policy, policies,
+    exports, as the inventory gives them. Each item keeps the keys the role writes, a
+    null one dropped, with the argument specs' defaults filled in (`state: present`, a
+    pool's SSD strategy `metadata`); a policy's `idle_days` becomes the criterion it
+    stands for (onefs_policy_pattern: `accessed is_older_than N days`, the
+    FilepoolPolicyFileMatchingPattern of the OneFS API and isilon-sdk), so the plan
+    holds every policy's file_matching_pattern as written. Booleans and numbers are
+    converted as the modules read them (`-e` gives strings); a value they refuse is
+    kept, for the module to say why. Adds `nodepools` (onefs_tier_nodepools). A list
+    that is not a list of mappings, or an item without its name (path for an export),
+    is refused by name.
+    """
+    settings = settings or {}
+    access_time = settings.get("access_time") or {}
+    if not isinstance(access_time, Mapping):
+        raise AnsibleFilterError(f"the access-time setting {access_time!r} is not a mapping")
+    default_policy = settings.get("default_policy")
+    if default_policy is None:
+        default_policy = {}
+    if not isinstance(default_policy, Mapping):
+        raise AnsibleFilterError(
+            f"onefs_tiering_default_policy is {default_policy!r}; it must be a mapping"
+        )
+
+    tiers = [
+        {**_picked(tier, _TIER_KEYS), "state": tier.get("state") or "present"}
+        for tier in _items(settings, "tiers", "name")
+    ]
+
+    default = _picked(default_policy, _DEFAULT_POLICY_KEYS)
+    if "enable_coalescer" in default:
+        default["enable_coalescer"] = _bool(default["enable_coalescer"])
+
+    policies = []
+    for policy in _items(settings, "policies", "name"):
+        item = _picked(policy, _POLICY_KEYS)
+        if "apply_order" in item:
+            item["apply_order"] = _int(item["apply_order"])
+        pattern = onefs_policy_pattern(policy)
+        if pattern is not None:
+            item["file_matching_pattern"] = pattern
+        for pool, strategy in (("storagepool", "ssd_strategy"),
+                               ("snapshot_storagepool", "snapshot_ssd_strategy")):  # fmt: skip
+            if pool in item:
+                item.setdefault(strategy, "metadata")
+        item["state"] = policy.get("state") or "present"
+        policies.append(item)
+
+    exports = []
+    for export in _items(settings, "exports", "path"):
+        item = _picked(export, _EXPORT_KEYS)
+        if "read_only" in item:
+            item["read_only"] = _bool(item["read_only"])
+        item["state"] = export.get("state") or "present"
+        exports.append(item)
+
+    return {
+        "access_time": {
+            "enabled": _bool(access_time.get("enabled")),
+            "precision_days": _int(access_time.get("precision_days")),
+        },
+        "tiers": tiers,
+        "nodepools": onefs_tier_nodepools(tiers),
+        "default_policy": default,
+        "policies": policies,
+        "exports": exports,
+    }
+
+
 def _recorded(recorded: Any, key: str) -> dict[str, Mapping[str, Any]]:
     """A recorded list (onefs_info's answer) by name; exports by each of their `paths`
     (an NFS export of the API serves a list of paths)."""
@@ -476,4 +595,6 @@ class FilterModule:
             "onefs_change_set": onefs_change_set,
             "onefs_progress": onefs_progress,
             "onefs_writes": onefs_writes,
+            "onefs_tier_nodepools": onefs_tier_nodepools,
+            "onefs_tiering_plan": onefs_tiering_plan,
         }

@@ -6,6 +6,7 @@ import importlib.util
 from pathlib import Path
 
 import pytest
+import yaml
 
 _PATH = Path(__file__).resolve().parents[2] / "filter_plugins" / "onefs_tiering.py"
 _SPEC = importlib.util.spec_from_file_location("onefs_filters", _PATH)
@@ -354,3 +355,116 @@ def test_objects_to_create_or_remove_are_written_and_a_bad_input_reaches_its_mod
         ("New", "present"), ("Idle data to cold tier", "absent")]  # fmt: skip
     assert [e["path"] for e in writes["exports"]] == ["/ifs/new"]
     assert writes["access_time"] == {"enabled": "maybe", "precision_days": 1}
+
+
+# ---- the plan: the one desired state main.yml and render.yml read ------------------------
+
+_DEFAULTS = yaml.safe_load((_PATH.parents[1] / "roles/onefs_tiering/defaults/main.yml").read_text())
+
+
+def _settings(**change: object) -> dict:
+    return {"access_time": ACCESS_TIME, "tiers": PLAN_TIERS, "default_policy": PLAN_DEFAULT,
+            "policies": PLAN_POLICIES, "exports": PLAN_EXPORTS, **change}  # fmt: skip
+
+
+def test_the_plan_holds_the_inventory_normalized():
+    plan = onefs.onefs_tiering_plan(
+        _settings(
+            access_time={"enabled": "no", "precision_days": "3"},
+            default_policy={**PLAN_DEFAULT, "enable_coalescer": "true",
+                            "data_access_pattern": None},
+            policies=[{**PLAN_POLICIES[0], "apply_order": "2", "description": None},
+                      {"name": "Old", "idle_days": 7, "state": "absent"}],
+        )
+    )  # fmt: skip
+    assert plan == {
+        "access_time": {"enabled": False, "precision_days": 3},
+        "tiers": [
+            {"name": "hot-tier", "nodepools": ["f800_48tb-ssd_256gb"], "state": "present"},
+            {"name": "cold-tier", "nodepools": ["h500_60tb_3.2tb-ssd_128gb"], "state": "present"},
+            {"name": "old-tier", "state": "absent"},
+        ],
+        "nodepools": ["f800_48tb-ssd_256gb", "h500_60tb_3.2tb-ssd_128gb"],
+        "default_policy": {"storagepool": "hot-tier", "ssd_strategy": "data",
+                           "enable_coalescer": True},
+        "policies": [
+            {"name": "Idle data to cold tier", "apply_order": 2, "storagepool": "cold-tier",
+             "ssd_strategy": "metadata", "state": "present",
+             "file_matching_pattern": onefs.onefs_policy_pattern({"idle_days": 30})},
+            {"name": "Old", "file_matching_pattern": onefs.onefs_policy_pattern({"idle_days": 7}),
+             "state": "absent"},
+        ],
+        "exports": [{"path": "/ifs", "state": "present"},
+                    {"path": "/ifs/old", "state": "absent"}],
+    }  # fmt: skip
+
+
+def _explicit_pattern_policy() -> dict:
+    criterion = {"type": "size", "operator": ">", "value": 5, "units": "GB"}
+    return {"name": "Big", "apply_order": 2, "storagepool": "cold-tier",
+            "snapshot_storagepool": "cold-tier", "snapshot_ssd_strategy": "avoid",
+            "file_matching_pattern": {"or_criteria": [{"and_criteria": [criterion]}]}}  # fmt: skip
+
+
+_INVENTORIES = {
+    "the role's defaults": {
+        "tiers": _DEFAULTS["onefs_tiering_tiers"],
+        "default_policy": _DEFAULTS["onefs_tiering_default_policy"],
+        "policies": _DEFAULTS["onefs_tiering_policies"],
+        "exports": _DEFAULTS["onefs_tiering_exports"],
+    },
+    "removals and strings from -e": {
+        "tiers": [*PLAN_TIERS, {"name": "bare"}],
+        "policies": [{**PLAN_POLICIES[0], "idle_days": "14"}, _explicit_pattern_policy(),
+                     {"name": "Gone", "state": "absent"}],
+        "default_policy": {**PLAN_DEFAULT, "enable_coalescer": "false"},
+        "exports": [{**EXPORT, "read_only": "no"}, {"path": "/ifs/old", "state": "absent"},
+                    {"path": "/ifs/new", "clients": ["10.0.0.0/24"], "description": None}],
+    },
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("inventory", sorted(_INVENTORIES))
+@pytest.mark.parametrize("cluster", ["empty", "recorded", "converged", "edited"])
+def test_the_plan_is_written_and_rendered_as_the_inventory_it_comes_from(inventory, cluster):
+    """main.yml's onefs_writes and render.yml's onefs_change_set, given the plan, decide
+    what they decided from the inventory's own short forms, on any cluster."""
+    recorded = {"empty": {}, "recorded": _recorded(30), "converged": _cluster(),
+                "edited": _recorded(14)}[cluster]  # fmt: skip
+    inputs = {**_settings(), **_INVENTORIES[inventory]}
+    plan = onefs.onefs_tiering_plan(inputs)
+    assert onefs.onefs_change_set(
+        plan["tiers"], plan["policies"], plan["default_policy"], plan["exports"], recorded
+    ) == onefs.onefs_change_set(
+        inputs["tiers"], inputs["policies"], inputs["default_policy"], inputs["exports"], recorded
+    )
+    assert onefs.onefs_writes(
+        recorded, plan["access_time"], plan["tiers"], plan["default_policy"], plan["policies"],
+        plan["exports"],
+    ) == onefs.onefs_writes(
+        recorded, ACCESS_TIME, inputs["tiers"], inputs["default_policy"], inputs["policies"],
+        inputs["exports"],
+    )  # fmt: skip
+
+
+def test_the_tiers_node_pools_are_those_of_every_tier_kept_once_each():
+    tiers = [{"name": "a", "nodepools": ["p1", "p2"]}, {"name": "b", "nodepools": ["p2"],
+             "state": "present"}, {"name": "c", "nodepools": ["p3"], "state": "absent"},
+             {"name": "d"}, "not a tier"]  # fmt: skip
+    assert onefs.onefs_tier_nodepools(tiers) == ["p1", "p2"]
+    assert onefs.onefs_tier_nodepools(None) == []
+
+
+@pytest.mark.parametrize(
+    ("change", "refused"),
+    [
+        ({"tiers": [PLAN_TIERS[0], {"nodepools": ["x"]}]}, r"onefs_tiering_tiers\[1\] is .*name"),
+        ({"policies": "Idle"}, r"onefs_tiering_policies is 'Idle'; it must be a list"),
+        ({"exports": [{"path": ""}]}, r"onefs_tiering_exports\[0\] is .*path"),
+        ({"default_policy": ["hot-tier"]}, r"onefs_tiering_default_policy is \['hot-tier'\]"),
+        ({"policies": [{**PLAN_POLICIES[0], "idle_days": 0}]}, r"policy 'Idle data to cold tier'"),
+    ],
+)
+def test_a_plan_that_cannot_be_made_is_refused_by_name(change, refused):
+    with pytest.raises(Exception, match=refused):
+        onefs.onefs_tiering_plan(_settings(**change))
