@@ -109,7 +109,9 @@ def test_roles_are_found_on_the_hosts_the_playbooks_run_them_on():
     assert hosts["isilon_mounts"] == ["gpu-1", "gpu-2"]
     # the early phase's templated pattern: the preflight role runs on the control host
     assert hosts["preflight"] == ["localhost"]
-    assert hosts["onefs_tiering"] == ["isilon-1"]
+    # onefs_tiering plans from the control host (its tasks_from=plan.yml, the early
+    # phase's plan play), with the role's defaults as the control host reads them
+    assert hosts["onefs_tiering"] == ["isilon-1", "localhost"]
     assert hosts["switches"] == ["sw-1"]
     # the shared settings run wherever a role that depends on them runs
     assert set(hosts["cluster"]) == {"gpu-1", "gpu-2", "isilon-1", "sw-1", "localhost"}
