@@ -977,9 +977,10 @@ def _included_roles(tasks: Sequence[Any]) -> list[str]:
 
 
 def _plays(root: Path) -> list[tuple[list[str], list[str]]]:
-    """(host patterns, roles) of each play of the playbooks under root/playbooks."""
+    """(host patterns, roles) of each play of the playbooks under root/playbooks, the
+    layers' own (playbooks/layers) included."""
     plays = []
-    for playbook in sorted((root / "playbooks").glob("*.yml")):
+    for playbook in sorted((root / "playbooks").rglob("*.yml")):
         for play in _yaml(playbook) or []:
             if not isinstance(play, dict) or "hosts" not in play:
                 continue

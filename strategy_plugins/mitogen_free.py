@@ -1,7 +1,7 @@
 """The free strategy run through Mitogen: each host runs its tasks as fast as it can.
 
 For plays whose hosts share nothing while they run (the data switches of
-playbooks/network.yml: each switch's session is its own), so a slow switch does not hold
+playbooks/layers/network.yml: each switch's session is its own), so a slow switch does not hold
 the others back task by task. As mitogen_linear, it refuses an Ansible release Mitogen
 cannot drive; to run without Mitogen, set the play's strategy to ansible.builtin.free.
 """

@@ -115,6 +115,10 @@ def test_roles_are_found_on_the_hosts_the_playbooks_run_them_on():
     assert hosts["switches"] == ["sw-1"]
     # the shared settings run wherever a role that depends on them runs
     assert set(hosts["cluster"]) == {"gpu-1", "gpu-2", "isilon-1", "sw-1", "localhost"}
+    # every role is found on its hosts, wherever under playbooks/ its play is (a role
+    # found nowhere would have none of its variables checked)
+    roles = {path.parent.parent.name for path in ROOT.glob("roles/*/meta/argument_specs.yml")}
+    assert sorted(roles - set(hosts)) == []
 
 
 class _Undefined:

@@ -153,7 +153,7 @@ def test_plays_read_each_server_before_the_roles_that_use_the_read():
     """cluster_host publishes the packages and GPUs; a play that runs a role reading them
     (with the role's main tasks) lists cluster_host before it."""
     files = [
-        *sorted((ROOT / "playbooks").glob("*.yml")),
+        *sorted((ROOT / "playbooks").rglob("*.yml")),
         *sorted(ROOT.glob("molecule/*/converge.yml")),
     ]
     problems = []
@@ -300,7 +300,7 @@ def test_bool_and_number_variables_are_converted_where_read(role):
         for path in sorted((base / folder).glob("**/*"))
         if path.is_file()
     ]
-    files += sorted((ROOT / "playbooks").glob("*.yml"))
+    files += sorted((ROOT / "playbooks").rglob("*.yml"))
     problems = [line for path in files for line in _unconverted_reads(path, names)]
     assert problems == [], "read without | bool / | int / | float:\n" + "\n".join(problems)
 
@@ -309,7 +309,7 @@ def test_every_tasks_from_entry_point_has_its_own_contract():
     """A `tasks_from: x.yml` call validates against the entry point named x; one without
     an entry in meta/argument_specs.yml would skip validation altogether."""
     calls = set()
-    for path in [*(ROOT / "playbooks").glob("*.yml"), *(ROOT / "roles").glob("*/tasks/*.yml")]:
+    for path in [*(ROOT / "playbooks").rglob("*.yml"), *(ROOT / "roles").glob("*/tasks/*.yml")]:
         text = path.read_text()
         for match in re.finditer(r"name: (\w+)\n\s+tasks_from: ([\w-]+)\.yml", text):
             calls.add((match.group(1), match.group(2)))

@@ -1,6 +1,6 @@
 """The switch_config module over real SSH sessions to the in-process switch simulators.
 
-What the switches role does on the lab's S5232 and 7060 (playbooks/network.yml), played
+What the switches role does on the lab's S5232 and 7060 (playbooks/layers/network.yml), played
 here against the same simulators (lab/simulators/switch_sim) started in this process on
 an ephemeral port: the module opens a real netmiko session, the simulator's fault file
 drops the session or slows a command as the lab containers' would, and the running and
