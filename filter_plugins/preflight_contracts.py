@@ -1020,6 +1020,124 @@ def role_hosts(root: str, groups: Mapping[str, Sequence[str]]) -> dict[str, list
     return hosts
 
 
+# What a run's --tags select: Ansible's special tags, with which every role can run, and
+# `preflight`, an admin's check of the whole inventory (Ansible's documentation,
+# "Tags": special tags always, never, tagged, untagged, all).
+_EVERY_ROLE_TAGS = {"all", "tagged", "untagged", "preflight"}
+
+
+def _tags(item: Any) -> set[str]:
+    tags = item.get("tags") if isinstance(item, dict) else None
+    if tags is None:
+        return set()
+    return {str(t) for t in (tags if isinstance(tags, list) else [tags])}
+
+
+def _tasks_tags(tasks: Sequence[Any]) -> set[str]:
+    """Every tag on a task list's tasks (blocks included)."""
+    found: set[str] = set()
+    for task in tasks or []:
+        if not isinstance(task, dict):
+            continue
+        found |= _tags(task)
+        for key in ("block", "rescue", "always"):
+            found |= _tasks_tags(task.get(key) or [])
+    return found
+
+
+def _run_roles(tasks: Sequence[Any]) -> list[str]:
+    """Roles a task list includes or imports to run them, blocks included; not those it
+    includes for their checks (tasks_from=preflight.yml: the early phase's own, which
+    the selection below narrows)."""
+    roles = []
+    for task in tasks:
+        if not isinstance(task, dict):
+            continue
+        for key in ("ansible.builtin.include_role", "ansible.builtin.import_role"):
+            call = task.get(key)
+            if (
+                isinstance(call, dict)
+                and call.get("name")
+                and call.get("tasks_from") != "preflight.yml"
+            ):
+                roles.append(call["name"])
+        for key in ("block", "rescue", "always"):
+            roles += _run_roles(task.get(key) or [])
+    return roles
+
+
+@functools.cache
+def _role_uses(root: Path, role: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(every tag on the role's own tasks, the roles its tasks run)."""
+    tags: set[str] = set()
+    roles: set[str] = set()
+    for path in sorted((root / "roles" / role / "tasks").glob("*.yml")):
+        tasks = _yaml(path) or []
+        tags |= _tasks_tags(tasks)
+        roles |= set(_run_roles(tasks))
+    return frozenset(tags), frozenset(roles - {role})
+
+
+_BLOCK = ("block", "rescue", "always")
+
+
+def _play_uses(root: Path) -> list[tuple[set[str], str, set[str]]]:
+    """(the play's tags, a role it runs, the tags of the task that runs it) for every
+    role of every play under root/playbooks."""
+    uses = []
+    for playbook in sorted((root / "playbooks").rglob("*.yml")):
+        for play in _yaml(playbook) or []:
+            if not isinstance(play, dict) or "hosts" not in play:
+                continue
+            for entry in play.get("roles") or []:
+                name = entry if isinstance(entry, str) else entry.get("role")
+                uses.append((_tags(play), name, _tags(entry)))
+            stack = list(play.get("tasks") or [])
+            while stack:
+                task = stack.pop()
+                if not isinstance(task, dict):
+                    continue
+                for name in _run_roles([{k: v for k, v in task.items() if k not in _BLOCK}]):
+                    uses.append((_tags(play), name, _tags(task)))
+                for key in _BLOCK:
+                    stack += [
+                        {**t, "tags": sorted(_tags(t) | _tags(task))}
+                        for t in task.get(key) or []
+                        if isinstance(t, dict)
+                    ]
+    return uses
+
+
+def roles_run_by_tags(root: str, run_tags: Sequence[str] | None = None) -> list[str]:
+    """The roles a run with these --tags (Ansible's ansible_run_tags) can run, with the
+    roles they depend on and include: every role of the playbooks when the run names no
+    tag (`all`), a special tag or `preflight`; otherwise each role whose play, whose
+    importing task or any of whose own tasks carries one of the tags (or `always`).
+    It may name a role the run then does not reach, never leave out one it reaches: the
+    early phase checks these roles' inputs, so that a run of one layer (`--tags onefs`,
+    the tier change) is not held up by, nor pays for, the checks of layers it leaves
+    alone."""
+    base = Path(root)
+    wanted = {str(t) for t in (run_tags or ["all"])}
+    uses = _play_uses(base)
+    every = wanted & _EVERY_ROLE_TAGS
+    selected = {
+        role
+        for play_tags, role, task_tags in uses
+        if every
+        or (tags := play_tags | task_tags | _role_uses(base, role)[0]) & wanted
+        or "always" in tags
+    }
+    pending = list(selected)
+    while pending:  # what the selected roles depend on and include runs with them
+        role = pending.pop()
+        for other in [*_dependencies(base, role), *_role_uses(base, role)[1]]:
+            if other not in selected:
+                selected.add(other)
+                pending.append(other)
+    return sorted(selected)
+
+
 def _contract(root: Path, role: str) -> dict[str, Any]:
     """Every option of every entry point of a role (entry points share names)."""
     path = root / "roles" / role / "meta" / "argument_specs.yml"
@@ -1138,9 +1256,13 @@ def _set_in(host_vars: Any, names: list[Any], dotted: str) -> bool:
 
 
 def role_contract_problems(
-    groups: Mapping[str, Sequence[str]], hostvars: Mapping[str, Any], root: str
+    groups: Mapping[str, Sequence[str]],
+    hostvars: Mapping[str, Any],
+    root: str,
+    roles: Sequence[str] | None = None,
 ) -> list[str]:
-    """Every role's set variables on every host it runs on, against its contract.
+    """Every role's set variables on every host it runs on, against its contract; only
+    the roles named in `roles` when given (those a run's tags select: roles_run_by_tags).
 
     A problem shared by several hosts (a group_vars or `-e` value) is said once, with
     the hosts named; a secret's value is never shown.
@@ -1150,6 +1272,8 @@ def role_contract_problems(
     # each time it is asked: once per host, not once per option
     host_vars: dict[str, Any] = {}
     for role, hosts in role_hosts(root, groups).items():
+        if roles is not None and role not in roles:
+            continue
         options = _contract(Path(root), role)
         for host in hosts:
             if host not in host_vars:
@@ -1329,6 +1453,7 @@ class FilterModule:
     def filters(self) -> dict[str, Any]:
         return {
             "role_contract_problems": role_contract_problems,
+            "roles_run_by_tags": roles_run_by_tags,
             "listener_problems": listener_problems,
             "gpu_count_problems": gpu_count_problems,
         }

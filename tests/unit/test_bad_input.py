@@ -895,6 +895,38 @@ def test_preflight_takes_good_rolling_values_from_the_command_line(tmp_path):
     assert "Inventory checks passed" in _flat(result)
 
 
+def test_a_run_narrowed_by_tags_checks_the_roles_it_runs(tmp_path):
+    """`--tags onefs` (the tier change) checks the cluster-wide settings and the OneFS
+    role's inputs, and refuses a bad one there; a bad input of a layer it leaves alone
+    (the containers', a switch's) neither holds it up nor is read. (The untagged run
+    refuses each of the three: ngc_image_latest, export_outside_ifs and the
+    switches' cases above.)"""
+    switch = {**S7060, "switches_inter_switch_ports": ["Ethernet99/1"]}
+    inventory = _inventory(
+        tmp_path,
+        {**BASE_INVENTORY, "switches": {"sw-1": switch}},
+        {
+            "onefs_tiering_exports": [{"path": "/data"}],
+            "ngc_container_base_image": "nvcr.io/nvidia/tensorflow:latest",
+        },
+    )  # fmt: skip
+    onefs = "onefs_tiering_exports[0].path is '/data'; an export is a directory under /ifs"
+    other = ["ngc_container_base_image", "Ethernet99/1"]
+    narrowed = _flat(_run("-i", str(inventory), "playbooks/preflight.yml", "--tags", "onefs"))
+    assert onefs in narrowed
+    assert not [name for name in other if name in narrowed], narrowed[-3000:]
+
+
+def test_a_narrowed_run_names_the_roles_it_checked(tmp_path):
+    inventory = _inventory(tmp_path, BASE_INVENTORY)
+    result = _run("-i", str(inventory), "playbooks/preflight.yml", "--tags", "onefs")
+    assert result.returncode == 0, _flat(result)[-2000:]
+    assert (
+        "Inventory checks passed for 1 servers, 4 Isilon nodes and 0 switches; the roles"
+        " --tags onefs selects: cluster, isilon_mounts, onefs_tiering, preflight"
+    ) in _flat(result)
+
+
 # ---- roles: their argument_specs and first checks, in a play on the control host ----------
 
 ROLE_CASES = [

@@ -121,6 +121,50 @@ def test_roles_are_found_on_the_hosts_the_playbooks_run_them_on():
     assert sorted(roles - set(hosts)) == []
 
 
+def test_a_run_narrowed_by_tags_checks_the_roles_it_can_run():
+    every = contracts.roles_run_by_tags(str(ROOT), ["all"])
+    groups = {"all": ["h"], "compute": ["h"], "head": ["h"], "isilon": ["h"], "switches": ["h"]}
+    assert set(every) == set(contracts.role_hosts(str(ROOT), groups)) | {"cluster_host"}
+    for tags in (None, ["preflight"], ["tagged"], ["untagged"], ["onefs", "all"]):
+        assert contracts.roles_run_by_tags(str(ROOT), tags) == every, tags
+    # the tier change: OneFS, the shared settings, and the mount plan's play (always)
+    assert contracts.roles_run_by_tags(str(ROOT), ["onefs"]) == [
+        "cluster", "isilon_mounts", "onefs_tiering", "preflight",
+    ]  # fmt: skip
+    network = contracts.roles_run_by_tags(str(ROOT), ["network"])
+    assert {"switches", "storage_fabric", "ib_fabric"} <= set(network)
+    assert not {"nics", "slurm", "ngc_container", "onefs_tiering"} & set(network)
+    # validate runs the owners' verify entry points: their inputs are checked too
+    validate = contracts.roles_run_by_tags(str(ROOT), ["validate"])
+    assert {"validate", "ngc_container", "nics", "jupyterhub", "slurm"} <= set(validate)
+
+
+def test_tags_select_roles_by_play_task_and_own_tasks_with_what_they_run(tmp_path):
+    def write(path: str, data) -> None:
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(yaml.safe_dump(data))
+
+    role = "ansible.builtin.import_role"
+    write("playbooks/layers/x.yml", [
+        {"hosts": "g", "tags": ["p"], "tasks": [{role: {"name": "a"}}]},
+        {"hosts": "g", "tasks": [
+            {role: {"name": "b"}},
+            {"block": [{role: {"name": "c"}}], "tags": ["t3"]},
+            {role: {"name": "f", "tasks_from": "x.yml"}, "tags": ["always"]},
+        ]},
+    ])  # fmt: skip
+    write("roles/a/tasks/main.yml", [{"ansible.builtin.include_role": {"name": "e"}}])
+    write("roles/b/tasks/main.yml", [{"name": "own", "ansible.builtin.debug": {}, "tags": ["t2"]}])
+    write("roles/c/meta/main.yml", {"dependencies": ["d"]})
+    # the early phase's checks of another role do not select it
+    write("roles/f/tasks/x.yml", [{role: {"name": "g", "tasks_from": "preflight.yml"}}])
+    assert contracts.roles_run_by_tags(str(tmp_path), ["p"]) == ["a", "e", "f"]
+    assert contracts.roles_run_by_tags(str(tmp_path), ["t2"]) == ["b", "f"]
+    assert contracts.roles_run_by_tags(str(tmp_path), ["t3"]) == ["c", "d", "f"]
+    assert contracts.roles_run_by_tags(str(tmp_path), ["none"]) == ["f"]
+    assert contracts.roles_run_by_tags(str(tmp_path), ["all"]) == ["a", "b", "c", "d", "e", "f"]
+
+
 class _Undefined:
     """Stands in for the marker ansible-core returns for a value it cannot work out."""
 
