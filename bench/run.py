@@ -278,6 +278,7 @@ class Runner:
             result.update(summarise(recorded["hosts"]))
             result["hosts"] = recorded["hosts"]
             result["slowest_tasks"] = recorded["slowest_tasks"]
+            result["ran_tasks"] = recorded.get("ran_tasks", [])
             result["plays"] = recorded.get("plays", [])
         progress(f"{label}: done in {wall}s", self.started)
         return result
@@ -313,7 +314,10 @@ def edited_policies(idle_days: int) -> str:
 
 
 def job_seconds(run: dict[str, Any]) -> float:
-    """Seconds of the SmartPools job task in a run (0 when it did not run)."""
+    """Seconds of the SmartPools job task in a run (0 when it did not run: a skip of it
+    takes some hundredths too, and a lean run lists it among its slowest tasks)."""
+    if not any(name.endswith(TIER_JOB_TASK) for name in run.get("ran_tasks", [])):
+        return 0.0
     return next(
         (seconds for name, seconds in run.get("slowest_tasks", {}).items()
          if name.endswith(TIER_JOB_TASK)),

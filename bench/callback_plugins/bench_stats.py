@@ -5,6 +5,7 @@ to $DLCLUSTER_BENCH_STATS when the run ends:
 
     {"wall_seconds": .., "hosts": {host: {"executed": .., "skipped": .., "changed": ..,
      "failed": .., "unreachable": .., "seconds": ..}}, "slowest_tasks": {task name: seconds},
+     "ran_tasks": [names of the tasks that ran somewhere, not only skipped],
      "plays": [{"name": .., "wall_seconds": .., "executed": {host: ..}, "skipped": {host: ..},
                 "seconds": {host: ..}}]}
 
@@ -58,6 +59,7 @@ class CallbackModule(CallbackBase):
             }
         )
         self._tasks: dict[str, float] = defaultdict(float)
+        self._ran: set[str] = set()
         self._plays: list[dict] = []
 
     def _close_play(self) -> None:
@@ -93,6 +95,8 @@ class CallbackModule(CallbackBase):
             self._tasks[result._task.get_name()] += spent
         if self._plays:
             self._plays[-1]["seconds"][host] += spent
+        if outcome != "skipped":
+            self._ran.add(result._task.get_name())
         if outcome == "skipped":
             stats["skipped"] += 1
             if self._plays:
@@ -131,6 +135,7 @@ class CallbackModule(CallbackBase):
                 for host, s in sorted(self._hosts.items())
             },
             "slowest_tasks": {name: round(seconds, 2) for name, seconds in slowest},
+            "ran_tasks": sorted(self._ran),
             "plays": [
                 {
                     "name": play["name"],
