@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import ipaddress
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -962,38 +962,57 @@ def _yaml(path: Path) -> Any:
     return yaml.load(path.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
-def _included_roles(tasks: Sequence[Any]) -> list[str]:
-    """Roles a play's tasks include or import (blocks included)."""
-    roles = []
-    for task in tasks:
+_BLOCK = ("block", "rescue", "always")
+_ROLE_CALLS = ("ansible.builtin.include_role", "ansible.builtin.import_role")
+
+
+def _tags(item: Any) -> frozenset[str]:
+    tags = item.get("tags") if isinstance(item, dict) else None
+    if tags is None:
+        return frozenset()
+    return frozenset(str(t) for t in (tags if isinstance(tags, list) else [tags]))
+
+
+def _role_calls(
+    tasks: Sequence[Any] | None, tags: frozenset[str] = frozenset()
+) -> Iterator[tuple[str, str | None, frozenset[str]]]:
+    """(role, tasks_from, tags) of each role a task list includes or imports, blocks
+    included; the tags are the calling task's with those of the blocks around it."""
+    for task in tasks or []:
         if not isinstance(task, dict):
             continue
-        for key in ("ansible.builtin.include_role", "ansible.builtin.import_role"):
-            if isinstance(task.get(key), dict) and task[key].get("name"):
-                roles.append(task[key]["name"])
-        for key in ("block", "rescue", "always"):
-            roles += _included_roles(task.get(key) or [])
-    return roles
+        own = tags | _tags(task)
+        for key in _ROLE_CALLS:
+            call = task.get(key)
+            if isinstance(call, dict) and call.get("name"):
+                yield call["name"], call.get("tasks_from"), own
+        for key in _BLOCK:
+            yield from _role_calls(task.get(key), own)
+
+
+def _playbook_plays(root: Path) -> Iterator[dict[str, Any]]:
+    """Every play of the playbooks under root/playbooks, the layers' own
+    (playbooks/layers) included."""
+    for playbook in sorted((root / "playbooks").rglob("*.yml")):
+        for play in _yaml(playbook) or []:
+            if isinstance(play, dict) and "hosts" in play:
+                yield play
 
 
 def _plays(root: Path) -> list[tuple[list[str], list[str]]]:
-    """(host patterns, roles) of each play of the playbooks under root/playbooks, the
-    layers' own (playbooks/layers) included."""
+    """(host patterns, roles) of each play of the playbooks."""
     plays = []
-    for playbook in sorted((root / "playbooks").rglob("*.yml")):
-        for play in _yaml(playbook) or []:
-            if not isinstance(play, dict) or "hosts" not in play:
-                continue
-            hosts = play["hosts"]
-            if isinstance(hosts, str) and "{{" in hosts:
-                # a templated pattern, the early phase's "'!all' if done else 'localhost'":
-                # the hosts it runs on when it runs
-                patterns = re.findall(r"else '([^']+)'", hosts)
-            else:
-                patterns = hosts if isinstance(hosts, list) else str(hosts).split(":")
-            roles = [r if isinstance(r, str) else r.get("role") for r in play.get("roles", [])]
-            roles += _included_roles(play.get("tasks") or [])
-            plays.append(([str(p) for p in patterns], [r for r in roles if r]))
+    for play in _playbook_plays(root):
+        hosts = play["hosts"]
+        if isinstance(hosts, str) and "{{" in hosts:
+            # a templated pattern, the early phase's "'!all' if done else 'localhost'":
+            # the hosts it runs on when it runs
+            patterns = re.findall(r"else '([^']+)'", hosts)
+        else:
+            patterns = hosts if isinstance(hosts, list) else str(hosts).split(":")
+        roles = [r if isinstance(r, str) else r.get("role") for r in play.get("roles", [])]
+        roles += [name for name, _, _ in _role_calls(play.get("tasks"))]
+        plays.append(([str(p) for p in patterns], [r for r in roles if r]))
     return plays
 
 
@@ -1026,44 +1045,20 @@ def role_hosts(root: str, groups: Mapping[str, Sequence[str]]) -> dict[str, list
 _EVERY_ROLE_TAGS = {"all", "tagged", "untagged", "preflight"}
 
 
-def _tags(item: Any) -> set[str]:
-    tags = item.get("tags") if isinstance(item, dict) else None
-    if tags is None:
-        return set()
-    return {str(t) for t in (tags if isinstance(tags, list) else [tags])}
-
-
-def _tasks_tags(tasks: Sequence[Any]) -> set[str]:
+def _tasks_tags(tasks: Sequence[Any] | None) -> set[str]:
     """Every tag on a task list's tasks (blocks included)."""
     found: set[str] = set()
     for task in tasks or []:
-        if not isinstance(task, dict):
-            continue
-        found |= _tags(task)
-        for key in ("block", "rescue", "always"):
-            found |= _tasks_tags(task.get(key) or [])
+        if isinstance(task, dict):
+            found |= _tags(task)
+            for key in _BLOCK:
+                found |= _tasks_tags(task.get(key))
     return found
 
 
-def _run_roles(tasks: Sequence[Any]) -> list[str]:
-    """Roles a task list includes or imports to run them, blocks included; not those it
-    includes for their checks (tasks_from=preflight.yml: the early phase's own, which
-    the selection below narrows)."""
-    roles = []
-    for task in tasks:
-        if not isinstance(task, dict):
-            continue
-        for key in ("ansible.builtin.include_role", "ansible.builtin.import_role"):
-            call = task.get(key)
-            if (
-                isinstance(call, dict)
-                and call.get("name")
-                and call.get("tasks_from") != "preflight.yml"
-            ):
-                roles.append(call["name"])
-        for key in ("block", "rescue", "always"):
-            roles += _run_roles(task.get(key) or [])
-    return roles
+# The early phase includes other roles for their checks (tasks_from=preflight.yml), which
+# roles_run_by_tags narrows itself: such a call does not select the role.
+_CHECKS_ENTRY = "preflight.yml"
 
 
 @functools.cache
@@ -1074,37 +1069,23 @@ def _role_uses(root: Path, role: str) -> tuple[frozenset[str], frozenset[str]]:
     for path in sorted((root / "roles" / role / "tasks").glob("*.yml")):
         tasks = _yaml(path) or []
         tags |= _tasks_tags(tasks)
-        roles |= set(_run_roles(tasks))
+        roles |= {name for name, entry, _ in _role_calls(tasks) if entry != _CHECKS_ENTRY}
     return frozenset(tags), frozenset(roles - {role})
 
 
-_BLOCK = ("block", "rescue", "always")
-
-
-def _play_uses(root: Path) -> list[tuple[set[str], str, set[str]]]:
+def _play_uses(root: Path) -> list[tuple[frozenset[str], str, frozenset[str]]]:
     """(the play's tags, a role it runs, the tags of the task that runs it) for every
-    role of every play under root/playbooks."""
+    role of every play of the playbooks."""
     uses = []
-    for playbook in sorted((root / "playbooks").rglob("*.yml")):
-        for play in _yaml(playbook) or []:
-            if not isinstance(play, dict) or "hosts" not in play:
-                continue
-            for entry in play.get("roles") or []:
-                name = entry if isinstance(entry, str) else entry.get("role")
-                uses.append((_tags(play), name, _tags(entry)))
-            stack = list(play.get("tasks") or [])
-            while stack:
-                task = stack.pop()
-                if not isinstance(task, dict):
-                    continue
-                for name in _run_roles([{k: v for k, v in task.items() if k not in _BLOCK}]):
-                    uses.append((_tags(play), name, _tags(task)))
-                for key in _BLOCK:
-                    stack += [
-                        {**t, "tags": sorted(_tags(t) | _tags(task))}
-                        for t in task.get(key) or []
-                        if isinstance(t, dict)
-                    ]
+    for play in _playbook_plays(root):
+        for entry in play.get("roles") or []:
+            name = entry if isinstance(entry, str) else entry.get("role")
+            uses.append((_tags(play), name, _tags(entry)))
+        uses += [
+            (_tags(play), name, tags)
+            for name, entry, tags in _role_calls(play.get("tasks"))
+            if entry != _CHECKS_ENTRY
+        ]
     return uses
 
 

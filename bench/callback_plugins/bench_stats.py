@@ -95,13 +95,12 @@ class CallbackModule(CallbackBase):
             self._tasks[result._task.get_name()] += spent
         if self._plays:
             self._plays[-1]["seconds"][host] += spent
-        if outcome != "skipped":
-            self._ran.add(result._task.get_name())
         if outcome == "skipped":
             stats["skipped"] += 1
             if self._plays:
                 self._plays[-1]["skipped"][host] += 1
             return
+        self._ran.add(result._task.get_name())
         stats["executed"] += 1
         if self._plays:
             self._plays[-1]["executed"][host] += 1
