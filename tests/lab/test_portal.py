@@ -239,22 +239,27 @@ def test_an_idle_server_is_culled_and_its_slurm_job_ends(bob_server):
     """The culler as the hub runs it (its service's token and API URL, read from the
     running culler's environment on the head node, so with exactly its role's scopes),
     with a lab-short timeout instead of the site's hour: bob's server, idle since the
-    tests above, is stopped through the hub, and its Slurm job ends, its GPU back."""
+    tests above, is stopped through the hub, and its Slurm job ends, its GPU back. The
+    culler runs until the job is gone (a pass every 2 s), then it is stopped."""
     bob, _ = bob_server
     assert len(squeue("bob")) == 1  # the server runs as one Slurm job
     head = docker_host(HEAD)
     pid = head.check_output("pgrep -o -f jupyterhub_idle_culler").strip()
-    time.sleep(16)  # idle for longer than the short timeout below
-    culled = head.run(
+    head.check_output(
         f"export $(tr '\\0' '\\n' < /proc/{pid}/environ | grep -E '^JUPYTERHUB_API_(TOKEN|URL)=');"
-        " timeout 25 /opt/jupyterhub/bin/python3 -m jupyterhub_idle_culler"
-        " --timeout=15 --cull-every=5 2>&1"
+        " timeout 90 /opt/jupyterhub/bin/python3 -m jupyterhub_idle_culler"
+        " --timeout=5 --cull-every=2 > /tmp/lab-culler.log 2>&1 < /dev/null &"
+        " echo $! > /tmp/lab-culler.pid"
     )
-    deadline = time.monotonic() + 60  # batchspawner cancels the job; Slurm ends it
-    while squeue("bob") and time.monotonic() < deadline:
-        time.sleep(2)
-    assert "Culling server bob" in culled.stdout, culled.stdout[-2000:]
-    assert squeue("bob") == [], culled.stdout[-2000:]
+    try:
+        deadline = time.monotonic() + 80  # the culler's pass; batchspawner cancels the job
+        while squeue("bob") and time.monotonic() < deadline:
+            time.sleep(2)
+    finally:
+        head.run("kill $(cat /tmp/lab-culler.pid)")
+    culled = head.check_output("cat /tmp/lab-culler.log")
+    assert "Culling server bob" in culled, culled[-2000:]
+    assert squeue("bob") == [], culled[-2000:]
     assert not server_of(bob, "bob"), "the hub still lists bob's server"
 
 
