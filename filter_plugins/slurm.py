@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import re
 import secrets
 import string
@@ -20,12 +21,18 @@ _PRINTABLE = set(string.ascii_letters + string.digits + string.punctuation)
 _HEALTHY = {"idle", "allocated", "mixed", "completing"}
 
 
-def slurm_node_hardware(slurmd_c: str) -> dict[str, Any]:
-    """The node line `slurmd -C` prints (NodeName=... CPUs=... RealMemory=...), as a dict.
+def slurm_node_hardware(slurmd_c: str, settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The node line `slurmd -C` prints (NodeName=... CPUs=... RealMemory=...), as a dict,
+    with `settings` (slurm_node_settings: what the inventory says instead) over it.
 
     slurmd reads the hardware the way slurmctld will judge it (sockets, cores, threads,
     memory in MB), so a node line built from it never drains the node for a mismatch.
     Numbers become ints; `UpTime` (second line) is not part of a node's definition.
+
+    The result holds plain values only: it becomes the cached fact slurm_node, and
+    ansible-core (2.19 and later) stores each inventory value's origin beside it in the
+    fact cache and decodes those records at every read of the host's variables, once
+    per task and host; a merge in Jinja (`combine`) would keep them.
     """
     line = next((ln for ln in slurmd_c.splitlines() if ln.startswith("NodeName=")), None)
     if line is None:
@@ -34,7 +41,8 @@ def slurm_node_hardware(slurmd_c: str) -> dict[str, Any]:
     for field in line.split():
         key, _, value = field.partition("=")
         hardware[key] = int(value) if value.isdigit() else value
-    return hardware
+    # a JSON round trip: the same keys and values, without the inventory's tags
+    return json.loads(json.dumps({**hardware, **dict(settings or {})}))
 
 
 def slurm_munge_key(current_b64: str | None, configured: str | None = None) -> str:

@@ -32,6 +32,15 @@ def test_slurmd_c_becomes_the_node_line_values():
     }
 
 
+def test_the_inventorys_settings_win_and_come_out_as_plain_values():
+    class Tagged(int):  # as ansible-core tags an inventory value with its origin
+        pass
+
+    node = slurm.slurm_node_hardware(SLURMD_C, {"CPUs": Tagged(40), "RealMemory": 384000})
+    assert node["CPUs"] == 40 and node["RealMemory"] == 384000 and node["Boards"] == 1
+    assert all(type(value) in (int, str) for value in node.values()), node
+
+
 def test_output_without_a_node_line_is_an_error():
     with pytest.raises(ValueError, match="no NodeName= line"):
         slurm.slurm_node_hardware("slurmd: error: something\n")
