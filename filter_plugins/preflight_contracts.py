@@ -90,6 +90,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "jupyterhub_memory_per_gpu_gb": (1, None),
     "jupyterhub_gpus_max": (0, None),  # 0: the most any GPU server has
     "jupyterhub_start_timeout": (1, None),
+    "jupyterhub_poll_interval": (1, None),
     "jupyterhub_idle_timeout": (0, None),  # 0: no culling
     "jupyterhub_idle_check_interval": (1, None),
     "jupyterhub_port": (1, 65535),

@@ -277,8 +277,9 @@ def _wait_stopped(session: requests.Session, user: str, timeout: int) -> None:
 
 def test_a_session_whose_job_is_cancelled_outside_the_hub_shows_stopped():
     """An admin's scancel (or a node lost) ends a running session's job: the hub's next
-    poll (batchspawner asks Slurm, every 30 s) finds it gone, and the user's home page
-    offers to start a server again instead of a dead link."""
+    poll (batchspawner asks Slurm, every jupyterhub_poll_interval: 5 s in the lab, 30 by
+    default) finds it gone, and the user's home page offers to start a server again
+    instead of a dead link."""
     alice = login("alice")
     _spawn(alice)
     wait_ready(alice, "alice")
