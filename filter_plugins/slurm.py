@@ -129,6 +129,21 @@ def slurm_node_problems(sinfo: str) -> list[str]:
     return list(problems.values())
 
 
+def slurm_drained_by(sinfo: str, leader: str) -> list[str]:
+    """Nodes drained (or draining) with a reason that starts with leader, from the same
+    `sinfo -N -h -o '%N|%T|%E'` lines, leaving out those not responding (state ending in
+    `*`): the nodes a health check drained that can run it again now."""
+    nodes: list[str] = []
+    for line in sinfo.splitlines():
+        parts = line.split("|", 2)
+        if len(parts) < 3 or not parts[0] or parts[0] in nodes:
+            continue
+        node, state, reason = parts
+        if state.startswith("drain") and not state.endswith("*") and reason.startswith(leader):
+            nodes.append(node)
+    return nodes
+
+
 def slurm_def_mem_per_cpu(hardware: Sequence[Mapping[str, Any]]) -> int | None:
     """DefMemPerCPU: memory per core of the node with the least of it (MB).
 
@@ -356,6 +371,7 @@ class FilterModule:
             "slurm_declared_node": slurm_declared_node,
             "slurm_conf_line": slurm_conf_line,
             "slurm_node_problems": slurm_node_problems,
+            "slurm_drained_by": slurm_drained_by,
             "slurm_partition_nodes": slurm_partition_nodes,
             "slurm_partition_problems": slurm_partition_problems,
             "slurm_accounting_problems": slurm_accounting_problems,

@@ -153,11 +153,31 @@ def test_a_compute_node_stopped_mid_run_is_listed_and_the_next_run_completes_it(
     ).splitlines()
     assert nfs_units and {unit.split()[0] for unit in failed_units} <= nfs_units, failed_units
     docker("exec", "lab-compute-2", "systemctl", "reset-failed")
+    # Booting, slurmd ran the node's health check, which drains it while the NGC
+    # container's sshd does not answer yet (the run starts the container again).
+    booted = _slurm_node("lab-compute-2")
     completed = run_playbook("site.yml")
     assert completed.returncode == 0, completed.stdout[-3000:]
     reached = re.search(r"mpirun reached (.*)", completed.stdout)
     assert reached and sorted(reached.group(1).strip().split(", ")) == COMPUTE
     assert recap(completed.stdout, "lab-compute-2")["failed"] == 0
+    # The run's report ran the check again on the node it drained, which resumed it: the
+    # node takes jobs now, not at the check's next pass (slurm_health_check_interval).
+    rerun = re.search(
+        r"TASK \[slurm : Run the health check again on the servers it drained\][^\n]*\n"
+        r"[^\n]*\nchanged: \[lab-head -> lab-compute-2",
+        completed.stdout,
+    )
+    assert rerun or "dlcluster-health:" not in booted, (booted, completed.stdout[-3000:])
+    assert _slurm_node("lab-compute-2") == "idle|none"
+
+
+def _slurm_node(node: str) -> str:
+    """The node's state and reason as slurmctld has them (one line per partition)."""
+    lines = docker(
+        "exec", "lab-head", "sinfo", "--noheader", "--Node", "--nodes", node, "--format=%T|%E"
+    )
+    return "\n".join(sorted(set(lines.splitlines())))
 
 
 def _container(host: str) -> str:

@@ -107,6 +107,22 @@ def test_only_nodes_that_cannot_run_jobs_are_reported():
     ]
 
 
+def test_the_nodes_the_health_check_drained_that_can_run_it_again():
+    sinfo = "\n".join(
+        [
+            "node01|drained|dlcluster-health: /mnt/data not mounted or not readable",
+            "node01|drained|dlcluster-health: /mnt/data not mounted or not readable",
+            "node02|draining|dlcluster-health: 3 of 4 GPU device files",
+            "node03|drained|disk replaced, ticket 4711",  # an admin's drain
+            "node04|drained*|dlcluster-health: ngc (port 2222) does not answer",  # no answer
+            "node05|idle|none",
+            "node06|down|dlcluster-health: old reason on a down node",
+        ]
+    )
+    assert slurm.slurm_drained_by(sinfo, "dlcluster-health:") == ["node01", "node02"]
+    assert slurm.slurm_drained_by("", "dlcluster-health:") == []
+
+
 def test_partition_nodes_default_to_all():
     assert slurm.slurm_partition_nodes({"name": "hipri"}, ["n1"]) == "ALL"
     assert slurm.slurm_partition_nodes({"name": "sxm2", "nodes": ["n1", "n2"]}, ["n1"]) == "n1,n2"
