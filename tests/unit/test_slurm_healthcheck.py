@@ -48,6 +48,10 @@ def node(tmp_path):
     return tmp_path
 
 
+# the role's own value of the reasons' leader (vars/main.yml), as report.yml reads it
+ROLE_VARS = yaml.safe_load((ROLE / "vars" / "main.yml").read_text())
+
+
 def _render(node: Path, overrides: dict) -> None:
     """Render the check into node/healthcheck as the role renders it for gpu-1."""
     variables = {
@@ -56,6 +60,7 @@ def _render(node: Path, overrides: dict) -> None:
         "inventory_hostname": "gpu-1",
         "slurm_node": {"hardware": {"NodeName": "gpu-1"}, "gpu_files": ["a", "b", "c", "d"]},
         "_slurm_health_gpu_glob": f"{node / 'dev'}/nvidia[0-9]*",
+        "_slurm_health_leader": ROLE_VARS["_slurm_health_leader"],
         "cluster_data_mounts_file": str(node / "data_mounts"),
         "slurm_health_check_mounts": True,
         **overrides,
