@@ -774,6 +774,7 @@ MOUNT_PLAN_CASES = frozenset(
         "nfs_option_out_of_range",
         "nfs_option_unknown_protocol",
         "default_mount_over_a_data_mount",
+        "isilon_address_twice",
     }
 )
 
@@ -799,15 +800,48 @@ def shared_runs(cases: list[tuple]) -> list[list[tuple]]:
     return runs
 
 
+def shared_group_runs(cases: list[tuple]) -> list[list[tuple]]:
+    """Cases that give groups of their own, grouped into as few preflight runs as hold
+    them, as shared_runs does for the base inventory's: a run's cases give no group and
+    set no variable in common (each keeps its hosts and values) and are found by the
+    same play. A case that empties a group (no hosts) changes what every other check
+    sees: it runs alone."""
+    runs: list[list[tuple]] = []
+    for case in cases:
+        alone = any(not hosts for hosts in case[1].values())
+        phase = case[0] in MOUNT_PLAN_CASES
+        for run in [] if alone else runs:
+            groups = {group for other in run for group in other[1]}
+            names = {name for other in run for name in other[2]}
+            if any(not hosts for other in run for hosts in other[1].values()):
+                continue
+            if (run[0][0] in MOUNT_PLAN_CASES) != phase:
+                continue
+            if not groups & set(case[1]) and not names & set(case[2]):
+                run.append(case)
+                break
+        else:
+            runs.append([case])
+    return runs
+
+
+def shared_groups(run: list[tuple]) -> dict:
+    """The base inventory's groups with every case's own groups of one shared run."""
+    return {**BASE_INVENTORY, **{group: hosts for case in run for group, hosts in case[1].items()}}
+
+
 def shared_values(run: list[tuple]) -> dict:
     """The variables of every case of one shared run."""
     return {name: value for case in run for name, value in case[2].items()}
 
 
 @pytest.fixture(scope="module")
-def base_inventory_runs(tmp_path_factory):
-    """Preflight's output for a base-inventory case, from its shared run (run once)."""
+def preflight_runs(tmp_path_factory):
+    """Preflight's output for a case, from the shared run that carries it (run once):
+    the base inventory's cases together (shared_runs), those with groups of their own
+    together (shared_group_runs)."""
     runs = shared_runs([case for case in PREFLIGHT_CASES if not case[1]])
+    runs += shared_group_runs([case for case in PREFLIGHT_CASES if case[1]])
     run_of = {case[0]: index for index, run in enumerate(runs) for case in run}
     done: dict[int, subprocess.CompletedProcess[str]] = {}
 
@@ -815,7 +849,7 @@ def base_inventory_runs(tmp_path_factory):
         index = run_of[name]
         if index not in done:
             path = tmp_path_factory.mktemp(f"shared-run-{index}")
-            inventory = _inventory(path, BASE_INVENTORY, shared_values(runs[index]))
+            inventory = _inventory(path, shared_groups(runs[index]), shared_values(runs[index]))
             done[index] = _run("-i", str(inventory), "playbooks/preflight.yml")
         return done[index]
 
@@ -827,12 +861,8 @@ def base_inventory_runs(tmp_path_factory):
     PREFLIGHT_CASES,
     ids=[case[0] for case in PREFLIGHT_CASES],
 )
-def test_preflight_refuses(tmp_path, base_inventory_runs, name, groups, group_vars, message):
-    if groups:
-        inventory = _inventory(tmp_path, {**BASE_INVENTORY, **groups}, group_vars)
-        result = _run("-i", str(inventory), "playbooks/preflight.yml")
-    else:
-        result = base_inventory_runs(name)
+def test_preflight_refuses(preflight_runs, name, groups, group_vars, message):
+    result = preflight_runs(name)
     assert result.returncode != 0
     assert message in _flat(result)
     assert "changed=1" not in _flat(result)
@@ -847,7 +877,23 @@ def test_shared_runs_keep_each_value_and_the_plan_cases_apart():
         names = [name for case in run for name in case[2]]
         assert len(names) == len(set(names)), names
         assert len({case[0] in MOUNT_PLAN_CASES for case in run}) == 1
-    assert {case[0] for case in cases} >= MOUNT_PLAN_CASES
+    assert {case[0] for case in PREFLIGHT_CASES} >= MOUNT_PLAN_CASES
+
+
+def test_shared_group_runs_keep_each_group_and_value_and_an_emptied_group_alone():
+    cases = [case for case in PREFLIGHT_CASES if case[1]]
+    runs = shared_group_runs(cases)
+    assert sorted(case[0] for run in runs for case in run) == sorted(c[0] for c in cases)
+    assert len(runs) < len(cases) / 2  # what sharing is for
+    for run in runs:
+        groups = [group for case in run for group in case[1]]
+        names = [name for case in run for name in case[2]]
+        assert len(groups) == len(set(groups)) and len(names) == len(set(names)), run
+        for case in run:
+            assert {g: shared_groups(run)[g] for g in case[1]} == case[1]
+        assert len({case[0] in MOUNT_PLAN_CASES for case in run}) == 1
+    emptied = [case for case in cases if any(not hosts for hosts in case[1].values())]
+    assert emptied and all([case] in runs for case in emptied)
 
 
 # Values given with -e are strings, and play keywords (serial, max_fail_percentage) take
