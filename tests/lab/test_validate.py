@@ -84,7 +84,7 @@ def test_an_impossible_threshold_and_a_drained_node_each_fail_the_run_naming_the
         "nics_verify_iperf_gbps_min": 10000,
         "validate_checks": ["network", "slurm"],
         "nics_verify_iperf_isilon": False,
-        "nics_verify_iperf_seconds": 2,
+        "nics_verify_iperf_seconds": 1,
     }
     head.check_output(f"scontrol update nodename={node} state=drain reason=lab-validate")
     try:
