@@ -780,32 +780,15 @@ MOUNT_PLAN_CASES = frozenset(
 
 
 def shared_runs(cases: list[tuple]) -> list[list[tuple]]:
-    """Cases of the base inventory grouped into as few preflight runs as hold them.
+    """Cases grouped into as few preflight runs as hold them.
 
     Preflight reports every problem it finds before it fails, so one run can carry
-    several bad values: a run's cases set no variable in common (each keeps its value)
-    and are found by the same play. Each case's message must still appear in its run's
-    output; one that hides another's shows as that case failing.
+    several bad values: a run's cases give no group in common and set no variable in
+    common (each keeps its hosts and values), and are found by the same play. A case
+    that empties a group (no hosts) changes what every other check sees: it runs alone.
+    Each case's message must still appear in its run's output; one that hides another's
+    shows as that case failing.
     """
-    runs: list[list[tuple]] = []
-    for case in cases:
-        phase = case[0] in MOUNT_PLAN_CASES
-        for run in runs:
-            taken = {name for other in run for name in other[2]}
-            if (run[0][0] in MOUNT_PLAN_CASES) == phase and not taken & set(case[2]):
-                run.append(case)
-                break
-        else:
-            runs.append([case])
-    return runs
-
-
-def shared_group_runs(cases: list[tuple]) -> list[list[tuple]]:
-    """Cases that give groups of their own, grouped into as few preflight runs as hold
-    them, as shared_runs does for the base inventory's: a run's cases give no group and
-    set no variable in common (each keeps its hosts and values) and are found by the
-    same play. A case that empties a group (no hosts) changes what every other check
-    sees: it runs alone."""
     runs: list[list[tuple]] = []
     for case in cases:
         alone = any(not hosts for hosts in case[1].values())
@@ -838,10 +821,9 @@ def shared_values(run: list[tuple]) -> dict:
 @pytest.fixture(scope="module")
 def preflight_runs(tmp_path_factory):
     """Preflight's output for a case, from the shared run that carries it (run once):
-    the base inventory's cases together (shared_runs), those with groups of their own
-    together (shared_group_runs)."""
+    the base inventory's cases together, those with groups of their own together."""
     runs = shared_runs([case for case in PREFLIGHT_CASES if not case[1]])
-    runs += shared_group_runs([case for case in PREFLIGHT_CASES if case[1]])
+    runs += shared_runs([case for case in PREFLIGHT_CASES if case[1]])
     run_of = {case[0]: index for index, run in enumerate(runs) for case in run}
     done: dict[int, subprocess.CompletedProcess[str]] = {}
 
@@ -880,9 +862,9 @@ def test_shared_runs_keep_each_value_and_the_plan_cases_apart():
     assert {case[0] for case in PREFLIGHT_CASES} >= MOUNT_PLAN_CASES
 
 
-def test_shared_group_runs_keep_each_group_and_value_and_an_emptied_group_alone():
+def test_shared_runs_of_cases_with_groups_keep_each_group_and_an_emptied_group_alone():
     cases = [case for case in PREFLIGHT_CASES if case[1]]
-    runs = shared_group_runs(cases)
+    runs = shared_runs(cases)
     assert sorted(case[0] for run in runs for case in run) == sorted(c[0] for c in cases)
     assert len(runs) < len(cases) / 2  # what sharing is for
     for run in runs:
