@@ -107,6 +107,30 @@ def missing_group_problems(groups: dict[str, Sequence[str]], required: Sequence[
     ]
 
 
+# The groups of hosts dlcluster logs into and configures: each of their hosts belongs to
+# `servers`, the site's declaration of its servers (cluster_host reads those alone).
+SERVER_GROUPS = ("head", "compute", "monitoring")
+
+
+def server_group_problems(groups: Mapping[str, Sequence[str]]) -> list[str]:
+    """Hosts of the head, compute or monitoring group missing from the group `servers`.
+
+    The roles that configure a server read it first through their dependency
+    cluster_host, which reads the hosts of `servers` only (never the control host, the
+    switches or the Isilon nodes): a server left out would be configured without that
+    read, so every package would look missing and every GPU absent."""
+    servers = set(groups.get("servers", []))
+    problems = []
+    for group in SERVER_GROUPS:
+        missing = [host for host in groups.get(group, []) if host not in servers]
+        if missing:
+            problems.append(
+                f"inventory group 'servers' lacks {', '.join(missing)} of group {group!r}: "
+                "it lists every server dlcluster configures (e.g. children: head, compute)"
+            )
+    return problems
+
+
 def driver_branch_problems(hosts: Sequence[str], branches: Sequence[Any]) -> list[str]:
     """Hosts whose nvidia_driver_branch is not a driver major version such as "535"."""
     problems = []
@@ -203,6 +227,7 @@ def cluster_inventory_problems(
         if host not in hosts and hostvars[host].get("cluster_data_address") not in (None, "")
     ]  # fmt: skip
     problems = missing_group_problems(dict(groups), required_groups)
+    problems += server_group_problems(groups)
     problems += data_address_problems(
         hosts, [hostvars[host].get("cluster_data_address") for host in hosts]
     )

@@ -124,12 +124,13 @@ def test_roles_are_found_on_the_hosts_the_playbooks_run_them_on():
 def test_a_run_narrowed_by_tags_checks_the_roles_it_can_run():
     every = contracts.roles_run_by_tags(str(ROOT), ["all"])
     groups = {"all": ["h"], "compute": ["h"], "head": ["h"], "isilon": ["h"], "switches": ["h"]}
-    assert set(every) == set(contracts.role_hosts(str(ROOT), groups)) | {"cluster_host"}
+    assert set(every) == set(contracts.role_hosts(str(ROOT), groups))
     for tags in (None, ["preflight"], ["tagged"], ["untagged"], ["onefs", "all"]):
         assert contracts.roles_run_by_tags(str(ROOT), tags) == every, tags
-    # the tier change: OneFS, the shared settings, and the mount plan's play (always)
+    # the tier change: OneFS, the shared settings, and the mount plan's play (always) with
+    # isilon_mounts' dependency cluster_host (which reads no server there)
     assert contracts.roles_run_by_tags(str(ROOT), ["onefs"]) == [
-        "cluster", "isilon_mounts", "onefs_tiering", "preflight",
+        "cluster", "cluster_host", "isilon_mounts", "onefs_tiering", "preflight",
     ]  # fmt: skip
     network = contracts.roles_run_by_tags(str(ROOT), ["network"])
     assert {"switches", "storage_fabric", "ib_fabric"} <= set(network)

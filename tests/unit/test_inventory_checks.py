@@ -59,6 +59,9 @@ def test_empty_required_group_is_named():
 
 
 def _cluster(groups, hostvars, **kwargs):
+    """The cluster-wide checks, on groups whose servers are declared in `servers`
+    (test_servers_missing_from_the_group_servers_are_named checks that declaration)."""
+    groups = {"servers": [*groups.get("head", []), *groups.get("compute", [])], **groups}
     args = {"required_groups": ["compute", "isilon"], "mtu": 9000, "mtu_min": 1280, "mtu_max": 9216}
     args.update(kwargs)
     return checks.cluster_inventory_problems(groups, hostvars, **args)
@@ -74,6 +77,28 @@ _GROUPS = {"compute": ["c1"], "isilon": ["i1"], "switches": ["s1"]}
 
 def test_cluster_settings_that_agree_raise_no_problem():
     assert _cluster(_GROUPS, _GOOD_HOSTVARS) == []
+
+
+def test_servers_missing_from_the_group_servers_are_named():
+    """cluster_host reads the hosts of `servers` alone: a head, GPU or monitoring host
+    outside it would be configured without its read."""
+    groups = {
+        "compute": ["c1", "c2"], "head": ["h1"], "monitoring": ["m1"], "servers": ["c1"],
+        "isilon": ["i1"],
+    }  # fmt: skip
+    assert checks.server_group_problems(groups) == [
+        "inventory group 'servers' lacks h1 of group 'head': it lists every server "
+        "dlcluster configures (e.g. children: head, compute)",
+        "inventory group 'servers' lacks c2 of group 'compute': it lists every server "
+        "dlcluster configures (e.g. children: head, compute)",
+        "inventory group 'servers' lacks m1 of group 'monitoring': it lists every server "
+        "dlcluster configures (e.g. children: head, compute)",
+    ]
+    groups["servers"] = ["c1", "c2", "h1", "m1"]
+    assert checks.server_group_problems(groups) == []
+    assert checks.server_group_problems({"compute": ["c1"]})[0].startswith(
+        "inventory group 'servers' lacks c1 of group 'compute'"
+    )
 
 
 def test_cluster_checks_report_every_problem_at_once():
