@@ -108,6 +108,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "monitoring_gpus": (0, None),
     "monitoring_gpu_temperature_limit": (1, 150),
     "monitoring_onefs_api_port": (1, 65535),
+    "cluster_onefs_api_port": (1, 65535),
     "monitoring_onefs_exporter_port": (1, 65535),
     "monitoring_onefs_pool_full_percent": (1, 100),
     "slurm_health_check_services[].port": (1, 65535),
@@ -477,6 +478,7 @@ FORMATS: dict[str, str] = {
     # cluster
     "cluster_name": "name",
     "cluster_onefs_username": "word",
+    "cluster_onefs_api_host": "host",
     "cluster_switch_username": "word",
     "cluster_registry": "registry",
     "cluster_registry_username": "word",
@@ -1161,6 +1163,8 @@ def _resolved(value: Any) -> Any:
 # would be silently ignored, so preflight names it with its new name.
 RENAMED_PREFIXES = {
     "modules_": "lmod_",  # the Lmod role was `modules`, a name Ansible's modules shadowed
+    # the OneFS API's endpoint is a setting of the cluster role that several roles read
+    "onefs_api_": "cluster_onefs_api_",
 }
 # Variables that moved to another role (a check the validate role ran is now the proof of
 # the role it proves, its tasks/verify.yml): the old name is named with its new one.

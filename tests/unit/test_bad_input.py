@@ -1098,15 +1098,18 @@ def test_role_refuses(tmp_path, role, role_vars, message):
     )
     # the roles' defaults read the inventory (groups, inventory_dir, the API address):
     # the play runs on gpu-1 of a small inventory over a local connection, so nothing
-    # is contacted
+    # is contacted. A role run alone runs its dependency cluster_host before its own
+    # argument check (Ansible's order): that read is off here (cluster_host_offline),
+    # since gpu-1 is a name, not a server; the lab reads real ones.
     inventory = _inventory(
         tmp_path,
         BASE_INVENTORY,
         {
-            "onefs_api_host": "192.0.2.1",
+            "cluster_onefs_api_host": "192.0.2.1",
             "cluster_onefs_username": "admin",
             "container_runtime_docker_repo_url": "https://mirror.invalid/docker",
             "ansible_python_interpreter": sys.executable,
+            "cluster_host_offline": True,
         },
     )
     result = _run("-i", str(inventory), str(play), "-e", json.dumps(role_vars))

@@ -55,9 +55,9 @@ class Site:
             "ansible_python_interpreter": sys.executable,
             "onefs_lnn": 1,
             "cluster_data_address": "10.201.1.21",
-            "onefs_api_host": "127.0.0.1",
-            "onefs_api_port": port,
-            "onefs_api_ca_path": cert,
+            "cluster_onefs_api_host": "127.0.0.1",
+            "cluster_onefs_api_port": port,
+            "cluster_onefs_api_ca_path": cert,
             "cluster_onefs_username": USER,
             "cluster_onefs_password": PASSWORD,
         }
@@ -68,6 +68,7 @@ class Site:
         self.inventory.write_text(json.dumps({"all": {"vars": site_vars, "children": {
             "isilon": {"hosts": {"lab-isilon-1": node}},
             "compute": {"hosts": {"gpu-1": server}},
+            "servers": {"children": {"compute": {}}},
         }}}))  # fmt: skip
 
     def storage(self, *extra: str) -> subprocess.CompletedProcess[str]:
