@@ -1091,6 +1091,8 @@ def test_role_refuses(tmp_path, role, role_vars, message):
             - hosts: gpu-1
               connection: local
               gather_facts: false
+              vars:
+                cluster_host_offline: true
               roles:
                 - role: {role}
             """
@@ -1099,8 +1101,8 @@ def test_role_refuses(tmp_path, role, role_vars, message):
     # the roles' defaults read the inventory (groups, inventory_dir, the API address):
     # the play runs on gpu-1 of a small inventory over a local connection, so nothing
     # is contacted. A role run alone runs its dependency cluster_host before its own
-    # argument check (Ansible's order): that read is off here (cluster_host_offline),
-    # since gpu-1 is a name, not a server; the lab reads real ones.
+    # argument check (Ansible's order): the play marks itself offline
+    # (cluster_host_offline), since gpu-1 is a name, not a server; the lab reads real ones.
     inventory = _inventory(
         tmp_path,
         BASE_INVENTORY,
@@ -1109,7 +1111,6 @@ def test_role_refuses(tmp_path, role, role_vars, message):
             "cluster_onefs_username": "admin",
             "container_runtime_docker_repo_url": "https://mirror.invalid/docker",
             "ansible_python_interpreter": sys.executable,
-            "cluster_host_offline": True,
         },
     )
     result = _run("-i", str(inventory), str(play), "-e", json.dumps(role_vars))
