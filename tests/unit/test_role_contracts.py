@@ -108,6 +108,31 @@ def test_no_role_reads_another_roles_private_variables(role):
     assert not found
 
 
+_LOCALHOST_READ = re.compile(r"""hostvars\[\s*['"]localhost['"]\s*\]""")
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_no_role_reads_the_control_hosts_copy_of_a_result(role):
+    """A role reads what the early phase or another role published as its host's own fact
+    (the early phase's mark is set on every host), never back from hostvars['localhost']."""
+    found = [
+        str(path.relative_to(ROOT))
+        for path in _code_files(ROOT / "roles" / role)
+        if _LOCALHOST_READ.search(path.read_text())
+    ]
+    assert found == []
+
+
+def test_the_early_phase_marks_every_host():
+    """The mark the roles read as their own fact is set on every host of the inventory."""
+    plays = yaml.safe_load((ROOT / "playbooks" / "preflight.yml").read_text())
+    (task,) = plays[-1]["tasks"]
+    assert task["ansible.builtin.set_fact"] == {"dlcluster_early_phase_done": True}
+    assert task["delegate_facts"] is True
+    assert task["delegate_to"] == "{{ item }}"
+    assert "groups['all']" in task["loop"] and "localhost" in task["loop"]
+
+
 def test_playbooks_read_no_roles_private_variables():
     found = {
         f"{path.relative_to(ROOT)}: {name}"
