@@ -18,7 +18,7 @@ description:
     that module's.
   - In check mode it asks no package manager (check mode refreshes no package index, and
     a host whose index was never refreshed knows no package, so M(ansible.builtin.apt)
-    would fail): it reports C(changed) and names the packages, followed by O(then), in
+    would fail); it reports C(changed) and names the packages, followed by O(then), in
     RV(msg), shown without C(-v).
 version_added: "1.0.0"
 options:
@@ -67,7 +67,7 @@ EXAMPLES = r"""
 
 RETURN = r"""
 msg:
-  description: In check mode, C(would install: <packages>[, then <then>]).
+  description: "In check mode, C(would install: <packages>[, then <then>])."
   returned: check mode
   type: str
 """

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 from ansible.errors import AnsibleActionFail
 from playbook import local_host, run_playbook
 
@@ -107,3 +108,17 @@ def test_check_mode_and_an_empty_list_ask_no_package_manager(tmp_path):
     # no OS facts: refused by name, no package manager guessed
     assert result.returncode != 0
     assert "no package manager for the OS family ''" in result.stdout, result.stdout[-2000:]
+
+
+def test_the_documented_options_are_the_ones_the_action_takes():
+    spec = importlib.util.spec_from_file_location(
+        "missing_packages_doc", _PATH.parents[1] / "library" / "missing_packages.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    documented = yaml.safe_load(module.DOCUMENTATION)["options"]
+    keys = ("type", "default", "required", "elements")
+    assert {
+        name: {key: option[key] for key in keys if key in option}
+        for name, option in documented.items()
+    } == action.ARGUMENT_SPEC
