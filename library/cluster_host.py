@@ -20,7 +20,7 @@ description:
     class is a VGA-compatible (C(0x0300)) or 3D (C(0x0302)) controller, the devices
     C(lspci -d 10de:) shows as GPUs. NVSwitches, audio functions and USB-C controllers of
     the same vendor are not GPUs and are left out.
-  - Reads sysfs itself, so it needs neither C(pciutils) nor a driver: it runs before the
+  - Reads sysfs itself, so it needs neither C(pciutils) nor a driver; it runs before the
     base role installs anything and before the NVIDIA driver exists.
   - Returns the fact C(nvidia_gpu_pci_addresses) (sorted domain:bus:device.function
     addresses; empty where there is no NVIDIA GPU), which decides whether the driver, the

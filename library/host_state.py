@@ -15,7 +15,7 @@ description:
     where RV(differs) is true, so a converged layer costs one task execution per host
     instead of one per file and service, and a hand edit is still found (its file's
     content, owner or mode differs, its service is stopped) and repaired by the apply.
-  - It reads only, always: it runs in check mode too and reports C(changed=false). In
+  - It reads only, always; it runs in check mode too and reports C(changed=false). In
     check mode the apply tasks, run because something differs, show each difference with
     C(--diff) as they always have.
   - A file's O(files[].content) (or the rendering of its O(files[].template), or its
@@ -99,13 +99,13 @@ options:
         type: bool
       reads:
         description:
-          - Files the unit reads when it starts (its configuration). An active unit that
-            became active before one of them last changed runs on the old settings: it
+          - "Files the unit reads when it starts (its configuration). An active unit that
+            became active before one of them last changed runs on the old settings; it
             differs (C(slurmd: started before /etc/default/slurmd changed)) and is named
             in RV(stale), so that the apply restarts it. This finds the restart a run
             lost (interrupted between writing a file and restarting its service), which
             the files' and the unit's states alone do not show. Only for units the role
-            restarts (not reloads) after a change; a missing file is not compared.
+            restarts (not reloads) after a change; a missing file is not compared."
         type: list
         elements: path
         default: []

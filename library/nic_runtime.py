@@ -22,7 +22,7 @@ description:
     previous state is restored and the module fails. O(rollback=true) restores the saved
     state on its own (used when a later step fails).
   - An interface this host does not have fails the module, except an IPoIB one
-    (O(interfaces[].type=ipoib)): its InfiniBand port may be absent, in Ethernet mode or
+    (O(interfaces[].type=ipoib)); its InfiniBand port may be absent, in Ethernet mode or
     without the C(ib_ipoib) module loaded, so it is left alone with a warning and
     returned in RV(absent); the persistent configuration still describes it.
 version_added: "1.0.0"
@@ -111,7 +111,7 @@ options:
     type: bool
     default: true
   state_file:
-    description: Where the previous state is kept for O(rollback) (the role: the state directory).
+    description: Where the previous state is kept for O(rollback) (the role; the state directory).
     type: path
     required: true
   rollback:

@@ -8,7 +8,7 @@ DOCUMENTATION = r"""
 module: rdma_devices
 short_description: Read the host's RDMA devices from sysfs and set ConnectX port types
 description:
-  - Lists the RDMA devices under O(sysfs) (C(/sys/class/infiniband)): name, PCI address,
+  - Lists the RDMA devices under O(sysfs) (C(/sys/class/infiniband)); name, PCI address,
     firmware, node GUID and, per port, link layer, state, physical state, rate and the
     network interface sysfs shows for it. A host without RDMA devices (or without the
     RDMA kernel modules, where the directory does not exist) gives an empty list; that
@@ -18,7 +18,7 @@ description:
     C(LINK_TYPE_P<n>) with C(mstconfig -d <pci> query) and, only when it differs, sets it
     with C(mstconfig -y -d <pci> set LINK_TYPE_P<n>=1|2) (1 InfiniBand, 2 Ethernet). The
     card's port number is the PCI function plus the RDMA port (a dual-port ConnectX-6 shows
-    two PCI functions with one RDMA port each: function 1 is the card's port 2).
+    two PCI functions with one RDMA port each; function 1 is the card's port 2).
   - Entries whose device or port is absent are skipped with the reason, never touched;
     with O(require_devices) the module fails instead.
   - A new port type takes effect after a reboot (or C(mlxfwreset)). The fact

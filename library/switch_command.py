@@ -12,7 +12,7 @@ description:
     C(PLATFORMS) in module_utils/switch_config.py), runs each command and returns its
     output. It changes nothing, so it runs in check mode too.
   - A command the switch refuses (its CLI's error line, as switch_config recognises it)
-    fails the task with the command and the line: a refused C(show) is never taken for an
+    fails the task with the command and the line; a refused C(show) is never taken for an
     empty answer.
   - Only commands that start with C(show) (or C(net show) / C(nv show) on Cumulus Linux)
     are accepted.
