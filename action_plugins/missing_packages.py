@@ -13,7 +13,7 @@ ARGUMENT_SPEC: dict[str, Any] = {
     "name": {"type": "list", "elements": "str", "required": True},
     "update_cache": {"type": "bool", "default": True},
     "cache_valid_time": {"type": "int", "default": 3600},
-    "install_recommends": {"type": "bool", "default": True},
+    "install_recommends": {"type": "bool"},
     "then": {"type": "str", "default": ""},
 }
 
@@ -28,12 +28,10 @@ def install_call(names: list[str], options: dict[str, Any], family: str) -> tupl
     """The package manager's module and its arguments for an OS family (Ansible's
     ansible_facts.os_family)."""
     if family == "Debian":
-        args = {
-            "name": names,
-            "state": "present",
-            "update_cache": options["update_cache"],
-            "install_recommends": options["install_recommends"],
-        }
+        args = {"name": names, "state": "present", "update_cache": options["update_cache"]}
+        # not given: the host's own apt configuration decides (APT::Install-Recommends)
+        if options["install_recommends"] is not None:
+            args["install_recommends"] = options["install_recommends"]
         # apt refreshes its index whenever cache_valid_time is given (the apt module's
         # documentation): only with update_cache
         if options["update_cache"]:

@@ -38,9 +38,11 @@ options:
     type: int
     default: 3600
   install_recommends:
-    description: Debian family only; install the packages' Recommends too (apt's default).
+    description:
+      - Debian family only; install the packages' Recommends too (V(true)) or not
+        (V(false)). Not given, the host's apt configuration decides
+        (C(APT::Install-Recommends)), as M(ansible.builtin.apt) does.
     type: bool
-    default: true
   then:
     description: What the role does once they are installed, added to the check-mode note.
     type: str

@@ -37,6 +37,14 @@ def test_debian_installs_with_apt_and_its_options():
     )
 
 
+def test_apt_leaves_recommends_to_the_hosts_configuration_unless_told():
+    """A host whose apt configuration installs no Recommends (APT::Install-Recommends
+    "false", as the lab's images) keeps it: an explicit true would pull R's whole
+    toolchain with r-cran-irkernel."""
+    _module, args = action.install_call(["lmod"], {**OPTIONS, "install_recommends": None}, "Debian")
+    assert "install_recommends" not in args
+
+
 def test_apt_gets_no_cache_valid_time_without_update_cache():
     """apt refreshes its index whenever cache_valid_time is given."""
     _module, args = action.install_call(["docker.io"], {**OPTIONS, "update_cache": False}, "Debian")
