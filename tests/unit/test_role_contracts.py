@@ -229,14 +229,29 @@ def test_roles_that_read_shared_settings_depend_on_the_cluster_role():
             for sub in ("defaults", "vars", "templates")
             for path in _code_files(ROOT / "roles" / role / sub)
         )
-        meta = yaml.safe_load((ROOT / "roles" / role / "meta" / "main.yml").read_text())
-        deps = [
-            dep["role"] if isinstance(dep, dict) else dep for dep in meta.get("dependencies") or []
-        ]
         if reads:
-            assert "cluster" in deps, (
+            assert "cluster" in _all_dependencies(role), (
                 f"{role} reads cluster_* settings but does not depend on cluster"
             )
+
+
+def _all_dependencies(role: str) -> set[str]:
+    """A role's dependencies and theirs: Ansible gives a role the defaults of all of them."""
+    found: set[str] = set()
+    pending = _dependencies(role)
+    while pending:
+        dependency = pending.pop()
+        if dependency not in found:
+            found.add(dependency)
+            pending += _dependencies(dependency)
+    return found
+
+
+def test_a_role_lists_cluster_only_where_cluster_host_does_not_bring_it():
+    """cluster_host depends on cluster: a role listing both loads cluster twice at every
+    import (each load reads the role's files again), for nothing."""
+    assert "cluster" in _dependencies("cluster_host")
+    assert [r for r in ROLES if {"cluster", "cluster_host"} <= set(_dependencies(r))] == []
 
 
 # ---- values given on the command line ------------------------------------------------------
