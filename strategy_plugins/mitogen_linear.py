@@ -25,6 +25,7 @@ import ansible.plugins.strategy.linear
 import ansible_mitogen.loaders  # first: it refuses an Ansible release it cannot drive
 import ansible_mitogen.strategy
 from ansible._internal import _display_utils
+from ansible._internal._templating._engine import TemplateEngine
 from ansible.executor.task_result import _RawTaskResult
 
 DOCUMENTATION = """
@@ -47,9 +48,7 @@ def skipped_result(task, task_vars, play_context):
     try:
         variables = dict(task_vars)
         variables["ansible_search_path"] = task.get_search_path()
-        templar = ansible.plugins.strategy.linear.TemplateEngine(
-            loader=task._loader, variables=variables
-        )
+        templar = TemplateEngine(loader=task._loader, variables=variables)
         # As the worker: the play context with the task's and the host's overrides adds
         # the connection's magic variables before the conditional is evaluated.
         context = play_context.set_task_and_variable_override(

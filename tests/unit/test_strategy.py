@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from playbook import BIN, ROOT
 
 PLAYBOOK = """
@@ -116,10 +117,17 @@ def run(tmp_path: Path, strategy: str | None, debug: bool = False) -> tuple[dict
     return results, done.stdout
 
 
-def test_a_false_condition_gives_the_result_a_worker_gives(tmp_path):
+@pytest.fixture(scope="module")
+def project_run(tmp_path_factory) -> tuple[dict, str]:
+    """One run under the project's strategy, with ansible-core's debug log (which changes
+    no result), for both tests below."""
+    return run(tmp_path_factory.mktemp("project"), None, debug=True)
+
+
+def test_a_false_condition_gives_the_result_a_worker_gives(project_run, tmp_path):
     """Registered results are those of ansible-core's own linear strategy, host by host:
     the skip reason, the condition that was false, per-item skips, a hidden result."""
-    project, _ = run(tmp_path, None)
+    project, _ = project_run
     core, _ = run(tmp_path, "linear")
     assert project == core
     assert project["a"]["mixed"] == {
@@ -135,10 +143,10 @@ def test_a_false_condition_gives_the_result_a_worker_gives(tmp_path):
     assert "not_defined_anywhere" in project["a"]["undefined"]["msg"]
 
 
-def test_a_false_condition_starts_no_worker(tmp_path):
+def test_a_false_condition_starts_no_worker(project_run):
     """Only the hosts whose task must run (or be evaluated per item, per delegated host, or
     fail) are queued to a worker; ansible-core's debug log names each one."""
-    _, log = run(tmp_path, None, debug=True)
+    _, log = project_run
     queued: dict[str, set[str]] = {}
     task = None
     for line in log.splitlines():
