@@ -17,6 +17,14 @@ the recap see what they would have seen. Everything else goes to a worker as bef
 task with a loop (its condition is per item), with `delegate_to` (evaluated against the
 delegated host), a condition that is true, one whose evaluation fails or warns (the
 worker reports it as usual), and any task without a condition.
+
+And it does not work out a host's variables for the meta tasks ansible-core adds on its
+own: `role_complete` after every role, `flush_handlers` after every section of a play and
+the `noop`s that `force_handlers` (ansible.cfg) adds. Linear's loop computes every host's
+variables for every task before it looks at the action, although these use none
+(ansible-core's `_execute_meta` reads no variable for an implicit `role_complete`, nor for
+a `flush_handlers` or `noop` without a condition); they are tagged `always`, so even a
+play that a `--tags` run empties paid for them, per host and per role.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from __future__ import annotations
 import ansible.plugins.strategy.linear
 import ansible_mitogen.loaders  # first: it refuses an Ansible release it cannot drive
 import ansible_mitogen.strategy
+from ansible import constants as C
 from ansible._internal import _display_utils
 from ansible._internal._templating._engine import TemplateEngine
 from ansible.executor.task_result import _RawTaskResult
@@ -70,9 +79,44 @@ def skipped_result(task, task_vars, play_context):
         return None
 
 
-class StrategyModule(
-    ansible_mitogen.strategy.StrategyMixin, ansible.plugins.strategy.linear.StrategyModule
-):
+def is_implicit_meta(task) -> bool:
+    """Whether `task` is a meta task ansible-core added that reads no variable: the
+    `role_complete` ending a role, a `flush_handlers` ending a section, or the `noop` that
+    `force_handlers` pads a section with (neither of the last two has a condition)."""
+    if not task.implicit or task.action not in C._ACTION_META:
+        return False
+    meta = task._get_meta()
+    return meta == "role_complete" or (meta in ("flush_handlers", "noop") and not task.when)
+
+
+class VariablesWithoutImplicitMetas:
+    """The run's variable manager, except that a host's variables for an implicit meta task
+    are an empty mapping: the strategy's loop asks for them, the meta uses none."""
+
+    def __init__(self, variable_manager):
+        self._variable_manager = variable_manager
+
+    def __getattr__(self, name):
+        return getattr(self._variable_manager, name)
+
+    def get_vars(self, *args, **kwargs):
+        task = kwargs.get("task")
+        if task is not None and is_implicit_meta(task):
+            return {}
+        return self._variable_manager.get_vars(*args, **kwargs)
+
+
+class ControllerSkipMixin:
+    """What this strategy adds to ansible-core's: see the module's docstring."""
+
+    def run(self, iterator, play_context, *args, **kwargs):
+        variable_manager = self._variable_manager
+        self._variable_manager = VariablesWithoutImplicitMetas(variable_manager)
+        try:
+            return super().run(iterator, play_context, *args, **kwargs)
+        finally:
+            self._variable_manager = variable_manager
+
     def _queue_task(self, host, task, task_vars, play_context):
         result = skipped_result(task, task_vars, play_context)
         if result is None:
@@ -90,3 +134,11 @@ class StrategyModule(
         )
         self._pending_results += 1
         return None
+
+
+class StrategyModule(
+    ControllerSkipMixin,
+    ansible_mitogen.strategy.StrategyMixin,
+    ansible.plugins.strategy.linear.StrategyModule,
+):
+    pass

@@ -1,8 +1,10 @@
-"""The project's strategy (strategy_plugins/mitogen_linear.py) skips a task whose
-condition is false without a worker process, and with the result a worker would return."""
+"""The project's strategies (strategy_plugins/mitogen_linear.py, mitogen_free.py) skip a
+task whose condition is false without a worker process, with the result a worker would
+return, and work out no host's variables for ansible-core's implicit meta tasks."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -17,6 +19,8 @@ PLAYBOOK = """
 - name: Conditions the controller or a worker evaluates
   hosts: all
   gather_facts: false
+  roles:
+    - notifier
   tasks:
     - name: A condition false on one host and true on the other
       ansible.builtin.debug:
@@ -65,18 +69,36 @@ PLAYBOOK = """
       when: not flag
       no_log: true
       register: hidden
+  post_tasks:
     - name: Record the results
       ansible.builtin.copy:
         content: "{{ {'mixed': mixed, 'nested': nested, 'context': context,
                       'undefined': undefined, 'looped': looped, 'delegated': delegated,
-                      'hidden': hidden} | to_nice_json }}\\n"
+                      'hidden': hidden, 'handled': handled | default('no')} | to_nice_json }}\\n"
         dest: "{{ out_dir }}/{{ inventory_hostname }}.json"
         mode: "0644"
+"""
+
+# A role whose task notifies a handler on one host: the implicit `flush_handlers` after
+# the play's tasks runs it there, before the post_tasks that record the results.
+ROLE_TASKS = """
+- name: Notify on one host
+  ansible.builtin.debug:
+    msg: notifies
+  changed_when: flag
+  notify: Handle it
+"""
+ROLE_HANDLERS = """
+- name: Handle it
+  ansible.builtin.set_fact:
+    handled: "{{ inventory_hostname }}"
 """
 
 # Per task, the hosts that go to a worker: those whose condition is true, and every host
 # of a task with a loop, a delegated host or a condition that fails.
 WORKERS = {
+    "Notify on one host": {"a", "b"},
+    "Handle it": {"b"},
     "A condition false on one host and true on the other": {"b"},
     "In the block, the last condition false on one host": {"a"},
     "A condition on a variable the play context adds": {"a", "b"},
@@ -89,6 +111,17 @@ WORKERS = {
 }
 
 
+def write_project(tmp_path: Path) -> Path:
+    """The playbook, its role and an inventory of two local hosts; the playbook's path."""
+    playbook = tmp_path / "play.yml"
+    playbook.write_text(PLAYBOOK)
+    role = tmp_path / "roles" / "notifier"
+    for part, text in (("tasks", ROLE_TASKS), ("handlers", ROLE_HANDLERS)):
+        (role / part).mkdir(parents=True, exist_ok=True)
+        (role / part / "main.yml").write_text(text)
+    return playbook
+
+
 def run(tmp_path: Path, strategy: str | None, debug: bool = False) -> tuple[dict, str]:
     out = tmp_path / (strategy or "project")
     out.mkdir()
@@ -99,8 +132,7 @@ def run(tmp_path: Path, strategy: str | None, debug: bool = False) -> tuple[dict
             {"all": {"hosts": {"a": {**local, "flag": False}, "b": {**local, "flag": True}}}}
         )
     )
-    playbook = tmp_path / "play.yml"
-    playbook.write_text(PLAYBOOK)
+    playbook = write_project(tmp_path)
     env = {**os.environ, "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"), "ANSIBLE_NOCOLOR": "1"}
     env.pop("ANSIBLE_STRATEGY", None)
     if strategy:
@@ -141,6 +173,18 @@ def test_a_false_condition_gives_the_result_a_worker_gives(project_run, tmp_path
     assert project["a"]["context"]["msg"] == 10
     assert project["a"]["undefined"]["failed"] is True
     assert "not_defined_anywhere" in project["a"]["undefined"]["msg"]
+    # The role's handler ran where it was notified, at the flush that ends the tasks.
+    assert (project["a"]["handled"], project["b"]["handled"]) == ("no", "b")
+
+
+def test_the_free_strategy_gives_the_results_of_ansible_cores(tmp_path):
+    """mitogen_free (the switches' play) shares the controller's skip: its registered
+    results are those of ansible-core's own free strategy."""
+    project, _ = run(tmp_path, "mitogen_free")
+    core, _ = run(tmp_path, "free")
+    assert project == core
+    assert project["a"]["mixed"]["skipped"] is True
+    assert (project["a"]["handled"], project["b"]["handled"]) == ("no", "b")
 
 
 def test_a_false_condition_starts_no_worker(project_run):
@@ -150,9 +194,78 @@ def test_a_false_condition_starts_no_worker(project_run):
     queued: dict[str, set[str]] = {}
     task = None
     for line in log.splitlines():
-        if header := re.match(r"TASK \[(.*)\] \*", line):
+        if header := re.match(r"(?:TASK|RUNNING HANDLER) \[(?:\w+ : )?(.*)\] \*", line):
             task = header.group(1)
             queued[task] = set()
         elif task and (entry := re.search(r"entering _queue_task\(\) for (\w+)/", line)):
             queued[task].add(entry.group(1))
     assert queued == WORKERS
+
+
+def strategy_module():
+    """strategy_plugins/mitogen_linear.py, imported as ansible's loader does."""
+    spec = importlib.util.spec_from_file_location(
+        "mitogen_linear_under_test", ROOT / "strategy_plugins" / "mitogen_linear.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def compiled_tasks(blocks) -> list:
+    """Every task of a compiled play, blocks within blocks included."""
+    tasks = []
+    for entry in blocks:
+        if hasattr(entry, "block"):
+            tasks += compiled_tasks(entry.block + entry.rescue + entry.always)
+        else:
+            tasks.append(entry)
+    return tasks
+
+
+def test_implicit_meta_tasks_ask_for_no_variables(tmp_path):
+    """The meta tasks ansible-core adds (role_complete, flush_handlers, force_handlers'
+    noops) get no host variables worked out; every other task, a meta written in the
+    playbook included, gets the variable manager's."""
+    from ansible.inventory.manager import InventoryManager
+    from ansible.parsing.dataloader import DataLoader
+    from ansible.playbook import Playbook
+    from ansible.plugins.loader import init_plugin_loader
+    from ansible.utils.collection_loader import AnsibleCollectionConfig
+    from ansible.vars.manager import VariableManager
+
+    if AnsibleCollectionConfig.collection_finder is None:  # as ansible-playbook does
+        init_plugin_loader([])
+    playbook = write_project(tmp_path)
+    written = (
+        "    - name: A flush written in the playbook\n      ansible.builtin.meta: flush_handlers\n"
+    )
+    playbook.write_text(
+        playbook.read_text().replace("  post_tasks:\n", written + "  post_tasks:\n")
+    )
+    loader = DataLoader()
+    inventory = InventoryManager(loader, sources=["a,b"])
+    variables = VariableManager(loader=loader, inventory=inventory)
+    play = Playbook.load(str(playbook), variable_manager=variables, loader=loader).get_plays()[0]
+    play.force_handlers = True
+    tasks = compiled_tasks(play.compile())
+    module = strategy_module()
+
+    implicit = [task for task in tasks if module.is_implicit_meta(task)]
+    assert {task._get_meta() for task in implicit} == {"role_complete", "flush_handlers", "noop"}
+    assert all(task.implicit for task in implicit)
+    written_flush = [task for task in tasks if task.name == "A flush written in the playbook"]
+    assert len(written_flush) == 1 and not module.is_implicit_meta(written_flush[0])
+
+    asked = []
+
+    class Recording:
+        def get_vars(self, **kwargs):
+            asked.append(kwargs["task"])
+            return {"asked": True}
+
+    proxy = module.VariablesWithoutImplicitMetas(Recording())
+    host = inventory.get_host("a")
+    given = [proxy.get_vars(play=play, host=host, task=task) for task in tasks]
+    assert asked == [task for task in tasks if task not in implicit]
+    assert given.count({}) == len(implicit)
