@@ -269,3 +269,38 @@ def test_implicit_meta_tasks_ask_for_no_variables(tmp_path):
     given = [proxy.get_vars(play=play, host=host, task=task) for task in tasks]
     assert asked == [task for task in tasks if task not in implicit]
     assert given.count({}) == len(implicit)
+
+
+def test_mitogen_compiles_a_shared_module_utils_file_once(monkeypatch):
+    """Mitogen's scan of what a module imports finds the same files with compile_once as
+    with Python's compile, and compiles a file that several modules import only once."""
+    import ansible
+    import ansible_mitogen.module_finder as finder
+
+    module = strategy_module()  # a fresh cache
+    modules = Path(ansible.__file__).parent / "modules"
+    search_path = (str(ROOT / "module_utils"), str(Path(ansible.__file__).parent / "module_utils"))
+    names = ("command", "file", "stat")
+
+    def scan_all() -> list:
+        return [
+            finder.scan(f"ansible_module_{name}", str(modules / f"{name}.py"), search_path)
+            for name in names
+        ]
+
+    monkeypatch.setattr(finder, "compile", compile)  # Python's own, as Mitogen ships
+    expected = scan_all()
+    compiled: list[str] = []
+
+    def counting(source, filename, mode, **kwargs):
+        compiled.append(filename)
+        return compile(source, filename, mode, **kwargs)
+
+    monkeypatch.setattr(module, "compile", counting, raising=False)
+    monkeypatch.setattr(finder, "compile", module.compile_once)
+    assert scan_all() == expected
+    files = {name for found in expected for name, _, _ in found}
+    assert "ansible.module_utils.basic" in files
+    # every module and every file they import, once each
+    assert sorted(compiled) == sorted({*files, *(f"ansible_module_{name}" for name in names)})
+    assert scan_all() == expected and len(compiled) == len(files) + len(names)
