@@ -8,21 +8,50 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from ansible._internal._templating import _template_vars
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
-from ansible.plugins.loader import lookup_loader
+from ansible.template import trust_as_template
 
 
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
 
     def _rendered(self, entry: dict[str, Any], task_vars: dict[str, Any]) -> dict[str, Any]:
+        """The entry with its template rendered as ansible.builtin.template's action renders
+        `src` for `dest` with its defaults: the role's templates/ found the same way, the
+        same search path for includes, the task's variables plus the template_* ones and
+        ansible_managed, trim_blocks. Like that action it layers them on a shallow copy of
+        the task's variables (the template lookup deep-copies all of them for every file,
+        which cost more than the rendering)."""
         template = entry.pop("template")
-        lookup = lookup_loader.get(
-            "ansible.builtin.template", loader=self._loader, templar=self._templar
+        source = self._find_needle("templates", template)
+        searchpath = []
+        for path in [
+            *task_vars.get("ansible_search_path", []),
+            self._loader._basedir,
+            os.path.dirname(source),
+        ]:
+            searchpath += [os.path.join(path, "templates"), path]
+        variables = task_vars.copy()
+        variables.update(
+            _template_vars.generate_ansible_template_vars(
+                path=template,
+                fullpath=source,
+                dest_path=entry["path"],
+                include_ansible_managed="ansible_managed" not in variables,
+            )
         )
-        variables = entry.pop("template_vars", None) or {}
-        entry["content"] = lookup.run([template], variables=task_vars, template_vars=variables)[0]
+        variables.update(entry.pop("template_vars", None) or {})
+        templar = self._templar.copy_with_new_env(
+            searchpath=searchpath, available_variables=variables
+        )
+        content = templar.template(
+            trust_as_template(self._loader.get_text_file_contents(source)),
+            escape_backslashes=False,
+            overrides={"trim_blocks": True, "lstrip_blocks": False, "newline_sequence": "\n"},
+        )
+        entry["content"] = "" if content is None else content
         return entry
 
     def _sourced(self, entry: dict[str, Any]) -> list[dict[str, Any]]:

@@ -181,7 +181,12 @@ def test_the_action_plugin_renders_templates_and_reads_role_files_as_written(tmp
     to what template and copy wrote; a line added by hand, and they differ."""
     root = Path(__file__).resolve().parents[2]
     (tmp_path / "templates").mkdir()
-    (tmp_path / "templates" / "motd.j2").write_text("{{ item.name }} on {{ inventory_hostname }}\n")
+    (tmp_path / "templates" / "motd.j2").write_text(
+        "# {{ ansible_managed }} from {{ template_path | basename }}\n"
+        "{% if item.name %}\n{{ item.name }} on {{ inventory_hostname }}\n{% endif %}\n"
+        '{% include "motd.footer.j2" %}'
+    )
+    (tmp_path / "templates" / "motd.footer.j2").write_text("-- {{ template_destpath }}\n")
     (tmp_path / "files" / "notes").mkdir(parents=True)
     (tmp_path / "files" / "notes" / "a.txt").write_text("first\n")
     target, result = tmp_path / "target", tmp_path / "state.json"
