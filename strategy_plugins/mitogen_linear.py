@@ -27,14 +27,18 @@ a `flush_handlers` or `noop` without a condition); they are tagged `always`, so 
 play that a `--tags` run empties paid for them, per host and per role.
 
 Loading it also makes Mitogen's scan of a module's imports compile each `module_utils`
-file once per run instead of once per module (`compile_once`).
+file once per run instead of once per module (`compile_once`), and list the installed
+collections once per run instead of once per task of a collection's module
+(`collection_dirs`).
 """
 
 from __future__ import annotations
 
+import ansible.collections.list
 import ansible.plugins.strategy.linear
 import ansible_mitogen.loaders  # first: it refuses an Ansible release it cannot drive
 import ansible_mitogen.module_finder
+import ansible_mitogen.planner
 import ansible_mitogen.strategy
 from ansible import constants as C
 from ansible._internal import _display_utils
@@ -77,6 +81,37 @@ def compile_once(source, filename, mode):
 # The multiplexer is forked from this process when the strategy first runs, after this
 # module is loaded, so it scans with this `compile`; nothing else in module_finder calls it.
 ansible_mitogen.module_finder.compile = compile_once
+
+
+_collection_dirs: list[str] = []
+
+
+def collection_dirs() -> list[str]:
+    """The installed collections' directories, listed once per run.
+
+    Before it runs a collection's module, Mitogen's planner lists every installed
+    collection (ansible-core's `list_collection_dirs`, a walk over the ~100 collections of
+    the `ansible` package) to put them on the module's import path. It remembers that per
+    module in the worker process, but a worker lives for one task, so every task of a
+    collection's module (community.docker, community.mysql, ansible.posix...) walked them
+    again: about 3 s of worker CPU in a lab no-op. The collections a run can import are
+    fixed when it starts (ansible-core's collection loader reads its paths then);
+    `ControllerSkipMixin.run` lists them in the controller before the first worker forks.
+    """
+    if not _collection_dirs:
+        _collection_dirs.extend(
+            path.decode("utf-8") for path in ansible.collections.list.list_collection_dirs()
+        )
+    return _collection_dirs
+
+
+def load_collections_once(invocation) -> None:
+    """What Mitogen's planner does for a collection's module (`_load_collections`): every
+    installed collection's directory on the module's import path, from `collection_dirs`."""
+    invocation._extra_sys_paths.update(collection_dirs())
+
+
+ansible_mitogen.planner._load_collections = load_collections_once
 
 
 def skipped_result(task, task_vars, play_context):
@@ -141,6 +176,7 @@ class ControllerSkipMixin:
     """What this strategy adds to ansible-core's: see the module's docstring."""
 
     def run(self, iterator, play_context, *args, **kwargs):
+        collection_dirs()  # in this process, so that every forked worker has the list
         variable_manager = self._variable_manager
         self._variable_manager = VariablesWithoutImplicitMetas(variable_manager)
         try:

@@ -304,3 +304,44 @@ def test_mitogen_compiles_a_shared_module_utils_file_once(monkeypatch):
     # every module and every file they import, once each
     assert sorted(compiled) == sorted({*files, *(f"ansible_module_{name}" for name in names)})
     assert scan_all() == expected and len(compiled) == len(files) + len(names)
+
+
+def test_mitogen_lists_the_installed_collections_once(monkeypatch):
+    """A collection's module gets every installed collection on its import path, as from
+    Mitogen's own planner, from one listing per run."""
+    import ansible.collections.list
+    import ansible_mitogen.planner
+    from ansible.plugins.loader import init_plugin_loader
+    from ansible.utils.collection_loader import AnsibleCollectionConfig
+
+    if AnsibleCollectionConfig.collection_finder is None:  # as ansible-playbook does
+        init_plugin_loader([])
+    module = strategy_module()
+    # Mitogen's invoke() calls the planner's _load_collections by that name
+    assert ansible_mitogen.planner._load_collections is module.load_collections_once
+
+    class Invocation:
+        def __init__(self) -> None:
+            self._extra_sys_paths: set[str] = set()
+
+    listed = []
+    real = ansible.collections.list.list_collection_dirs
+
+    def counting(*args, **kwargs):
+        listed.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ansible.collections.list, "list_collection_dirs", counting)
+    mitogen = Invocation()
+    module_spec = importlib.util.find_spec("ansible_mitogen.planner")
+    original = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(original)  # Mitogen's planner as it ships
+    original._load_collections(mitogen)
+    assert any(path.endswith("/community/docker") for path in mitogen._extra_sys_paths)
+
+    listed.clear()
+    first, second = Invocation(), Invocation()
+    module.load_collections_once(first)
+    module.load_collections_once(second)
+    assert first._extra_sys_paths == second._extra_sys_paths == mitogen._extra_sys_paths
+    assert len(listed) == 1
