@@ -311,11 +311,7 @@ def test_mitogen_lists_the_installed_collections_once(monkeypatch):
     Mitogen's own planner, from one listing per run."""
     import ansible.collections.list
     import ansible_mitogen.planner
-    from ansible.plugins.loader import init_plugin_loader
-    from ansible.utils.collection_loader import AnsibleCollectionConfig
 
-    if AnsibleCollectionConfig.collection_finder is None:  # as ansible-playbook does
-        init_plugin_loader([])
     module = strategy_module()
     # Mitogen's invoke() calls the planner's _load_collections by that name
     assert ansible_mitogen.planner._load_collections is module.load_collections_once
@@ -324,20 +320,20 @@ def test_mitogen_lists_the_installed_collections_once(monkeypatch):
         def __init__(self) -> None:
             self._extra_sys_paths: set[str] = set()
 
+    installed = [b"/srv/collections/ansible_collections/community/docker", b"/srv/c/a/b"]
     listed = []
-    real = ansible.collections.list.list_collection_dirs
 
-    def counting(*args, **kwargs):
+    def listing(*args, **kwargs):  # ansible-core's list_collection_dirs yields bytes
         listed.append(1)
-        return real(*args, **kwargs)
+        yield from installed
 
-    monkeypatch.setattr(ansible.collections.list, "list_collection_dirs", counting)
+    monkeypatch.setattr(ansible.collections.list, "list_collection_dirs", listing)
+    spec = importlib.util.find_spec("ansible_mitogen.planner")
+    shipped = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(shipped)  # Mitogen's planner as it ships
     mitogen = Invocation()
-    module_spec = importlib.util.find_spec("ansible_mitogen.planner")
-    original = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(original)  # Mitogen's planner as it ships
-    original._load_collections(mitogen)
-    assert any(path.endswith("/community/docker") for path in mitogen._extra_sys_paths)
+    shipped._load_collections(mitogen)
+    assert mitogen._extra_sys_paths == {path.decode() for path in installed}
 
     listed.clear()
     first, second = Invocation(), Invocation()
