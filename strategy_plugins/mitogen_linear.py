@@ -53,6 +53,8 @@ description:
   - A task whose conditional is false for a host is skipped by the controller, without a
     worker process, with the result a worker would have returned; tasks with a loop or
     C(delegate_to), and conditionals that fail or warn, go to a worker as usual.
+  - Ansible's implicit meta tasks get no host variables worked out; Mitogen compiles each
+    module_utils file once and lists the installed collections once per run.
 """
 
 
@@ -83,7 +85,7 @@ def compile_once(source, filename, mode):
 ansible_mitogen.module_finder.compile = compile_once
 
 
-_collection_dirs: list[str] = []
+_listing: dict[str, list[str]] = {}
 
 
 def collection_dirs() -> list[str]:
@@ -98,11 +100,11 @@ def collection_dirs() -> list[str]:
     fixed when it starts (ansible-core's collection loader reads its paths then);
     `ControllerSkipMixin.run` lists them in the controller before the first worker forks.
     """
-    if not _collection_dirs:
-        _collection_dirs.extend(
+    if "dirs" not in _listing:  # a site with no collection lists once too
+        _listing["dirs"] = [
             path.decode("utf-8") for path in ansible.collections.list.list_collection_dirs()
-        )
-    return _collection_dirs
+        ]
+    return _listing["dirs"]
 
 
 def load_collections_once(invocation) -> None:
