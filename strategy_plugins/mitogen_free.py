@@ -31,7 +31,7 @@ _linear = sys.modules[strategy_loader.get("mitogen_linear", class_only=True).__m
 
 
 class StrategyModule(
-    _linear.ControllerSkipMixin,
+    _linear.ProjectStrategyMixin,
     ansible_mitogen.strategy.StrategyMixin,
     ansible.plugins.strategy.free.StrategyModule,
 ):

@@ -98,7 +98,7 @@ def collection_dirs() -> list[str]:
     collection's module (community.docker, community.mysql, ansible.posix...) walked them
     again: about 3 s of worker CPU in a lab no-op. The collections a run can import are
     fixed when it starts (ansible-core's collection loader reads its paths then);
-    `ControllerSkipMixin.run` lists them in the controller before the first worker forks.
+    `ProjectStrategyMixin.run` lists them in the controller before the first worker forks.
     """
     if "dirs" not in _listing:  # a site with no collection lists once too
         _listing["dirs"] = [
@@ -174,8 +174,10 @@ class VariablesWithoutImplicitMetas:
         return self._variable_manager.get_vars(*args, **kwargs)
 
 
-class ControllerSkipMixin:
-    """What this strategy adds to ansible-core's: see the module's docstring."""
+class ProjectStrategyMixin:
+    """What the project's strategies (this one and mitogen_free) add to ansible-core's: the
+    controller's skip of a false condition, no variables for implicit meta tasks, the
+    collections listed before the first worker forks; the module's docstring says why."""
 
     def run(self, iterator, play_context, *args, **kwargs):
         collection_dirs()  # in this process, so that every forked worker has the list
@@ -206,7 +208,7 @@ class ControllerSkipMixin:
 
 
 class StrategyModule(
-    ControllerSkipMixin,
+    ProjectStrategyMixin,
     ansible_mitogen.strategy.StrategyMixin,
     ansible.plugins.strategy.linear.StrategyModule,
 ):
