@@ -46,7 +46,7 @@ def openmpi_module(host: str, openmpi: dict[str, Any]) -> tuple[dict | None, str
 
     `openmpi`: package (its name), packages (installed packages, name -> [{version}]:
     the run's listing or installed_packages of a query for it), home (MPI_HOME) and
-    paths (variable -> paths prepended).
+    subdirs (variable -> directories below the home prepended to it, in order).
     """
     installed = (openmpi.get("packages") or {}).get(openmpi["package"]) or []
     if not installed:
@@ -62,7 +62,10 @@ def openmpi_module(host: str, openmpi: dict[str, Any]) -> tuple[dict | None, str
         version,
         whatis,
         help_text,
-        prepend=openmpi.get("paths") or {},
+        prepend={
+            variable: [f"{openmpi['home'].rstrip('/')}/{subdir}" for subdir in _as_list(subdirs)]
+            for variable, subdirs in (openmpi.get("subdirs") or {}).items()
+        },
         setenv={"MPI_HOME": openmpi["home"]},
     )
     return module, ""

@@ -32,7 +32,7 @@ MPI_HOME = "/usr/lib/x86_64-linux-gnu/openmpi"
 OPENMPI = {
     "package": "openmpi-bin",
     "home": MPI_HOME,
-    "paths": {"LD_LIBRARY_PATH": [f"{MPI_HOME}/lib"], "CPATH": [f"{MPI_HOME}/include"]},
+    "subdirs": {"LD_LIBRARY_PATH": ["lib"], "CPATH": ["include"]},
     "packages": {"openmpi-bin": [{"version": "4.1.4-3+b1"}]},
 }
 NO_CUDA = {"driver": False, "dirs": [], "search_dir": "/usr/local"}
