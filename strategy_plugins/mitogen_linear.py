@@ -26,8 +26,8 @@ variables for every task before it looks at the action, although these use none
 a `flush_handlers` or `noop` without a condition); they are tagged `always`, so even a
 play that a `--tags` run empties paid for them, per host and per role.
 
-Loading it also makes Mitogen's scan of a module's imports compile each `module_utils`
-file once per run instead of once per module (`compile_once`), and list the installed
+Loading it also makes Mitogen compile each file it sends once per run, instead of once per
+module that imports it and again to send it (`compile_once`), and list the installed
 collections once per run instead of once per task of a collection's module
 (`collection_dirs`).
 """
@@ -40,6 +40,7 @@ import ansible_mitogen.loaders  # first: it refuses an Ansible release it cannot
 import ansible_mitogen.module_finder
 import ansible_mitogen.planner
 import ansible_mitogen.strategy
+import mitogen.master
 from ansible import constants as C
 from ansible._internal import _display_utils
 from ansible._internal._templating._engine import TemplateEngine
@@ -62,18 +63,21 @@ _compiled: dict = {}
 
 
 def compile_once(source, filename, mode):
-    """`compile` for Mitogen's scan of a module's imports, remembered per source text.
+    """`compile` for Mitogen's two readings of what a module imports, remembered per source
+    text.
 
     Before a module's first run, Mitogen's multiplexer compiles the module and every
     `module_utils` file it imports, to find what to send; it remembers the result per
     module, not per file, so each of the ~30 modules of a site.yml run compiled
     ansible.module_utils.basic and the ~45 files below it again (about 0.08 s a module,
-    2.4 s of a lab no-op, on the path of the task that waits for it). A code object is
-    immutable and depends only on its source, name and mode, so one per source serves
-    every module. `dont_inherit`: the scan reads import statements, which no
-    `__future__` flag of this file changes.
+    2.4 s of a lab no-op, on the path of the task that waits for it). Then, sending each of
+    those files to a host's interpreter, its module responder compiles it once more to
+    list the file's own imports, on the thread that routes every host's messages. A code
+    object is immutable and depends only on its source and mode (and its name, which only
+    tracebacks show; both readings only list import statements), so one per source serves
+    both. `dont_inherit`: no `__future__` flag of this file changes an import statement.
     """
-    key = (source, filename, mode)
+    key = (source, mode)
     code = _compiled.get(key)
     if code is None:
         code = _compiled[key] = compile(source, filename, mode, dont_inherit=True)
@@ -81,8 +85,10 @@ def compile_once(source, filename, mode):
 
 
 # The multiplexer is forked from this process when the strategy first runs, after this
-# module is loaded, so it scans with this `compile`; nothing else in module_finder calls it.
+# module is loaded, so it scans and responds with this `compile`; nothing else in
+# module_finder or mitogen.master calls it.
 ansible_mitogen.module_finder.compile = compile_once
+mitogen.master.compile = compile_once
 
 
 _listing: dict[str, list[str]] = {}
