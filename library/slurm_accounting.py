@@ -9,8 +9,9 @@ module: slurm_accounting
 short_description: Bring slurmdbd's cluster, QOS, accounts and user associations to the inventory's
 description:
   - Reads the accounting database once through C(sacctmgr -n -P show) (clusters, QOS,
-    associations, users) and sends only the C(sacctmgr -i add|modify) commands that make it
-    hold what is asked, in the order Slurm needs (cluster, QOS, accounts, users).
+    associations, users; the four at once) and sends only the C(sacctmgr -i add|modify)
+    commands that make it hold what is asked, in the order Slurm needs (cluster, QOS,
+    accounts, users).
   - Adds and modifies; never deletes. An account or user the inventory no longer names
     keeps its association (and its usage history); remove it with C(sacctmgr) by hand.
   - A QOS's C(priority), an account's C(fairshare) and its C(qos) list are kept as asked
@@ -95,6 +96,7 @@ commands:
 """
 
 import shlex
+from concurrent.futures import ThreadPoolExecutor
 
 from ansible.module_utils.basic import AnsibleModule
 
@@ -124,14 +126,28 @@ class Accounting:
         return [line.split("|") for line in out.splitlines() if line.strip()]
 
     def read(self) -> dict:
-        clusters = {row[0] for row in self.show("cluster", "format=cluster")}
-        qos = {row[0]: row[1] for row in self.show("qos", "format=name,priority")}
+        """The four shows at once: each is a sacctmgr process of its own with its own
+        slurmdbd connection, and none needs another's answer, so a run that has nothing to
+        send waits for the slowest rather than for all four in turn. The associations
+        count only where the cluster exists (before it does, their show may fail)."""
+        shows = {
+            "clusters": ("cluster", "format=cluster"),
+            "qos": ("qos", "format=name,priority"),
+            "associations": (
+                "association",
+                f"cluster={self.cluster}",
+                "format=account,user,fairshare,qos",
+            ),
+            "users": ("user", "format=user"),
+        }
+        with ThreadPoolExecutor(max_workers=len(shows)) as pool:
+            rows = {name: pool.submit(self.show, *args) for name, args in shows.items()}
+        clusters = {row[0] for row in rows["clusters"].result()}
+        qos = {row[0]: row[1] for row in rows["qos"].result()}
         accounts: dict[str, dict] = {}
         users: set[tuple[str, str]] = set()
         if self.cluster in clusters:
-            for account, user, share, assoc_qos in self.show(
-                "association", f"cluster={self.cluster}", "format=account,user,fairshare,qos"
-            ):
+            for account, user, share, assoc_qos in rows["associations"].result():
                 if user:
                     users.add((account, user))
                 else:
@@ -139,7 +155,7 @@ class Accounting:
                         "fairshare": share,
                         "qos": sorted(q for q in assoc_qos.split(",") if q),
                     }
-        known_users = {row[0] for row in self.show("user", "format=user")}
+        known_users = {row[0] for row in rows["users"].result()}
         return {
             "clusters": clusters,
             "qos": qos,

@@ -213,3 +213,25 @@ def test_slurmctld_restarts_only_once_slurmdbd_listens():
     assert order == sorted(order)
     conf = (ROOT / "roles/slurm/templates/slurmdbd.conf.j2").read_text()
     assert "DbdPort={{ _slurm_dbd_port }}" in conf
+
+
+def test_the_four_shows_are_read_at_once(monkeypatch, capsys, sacctmgr):
+    """Each show waits at a barrier until all four have started: read one after another,
+    the first would wait alone and the barrier would break."""
+    import threading
+
+    barrier = threading.Barrier(4, timeout=20)
+    real = module.AnsibleModule.run_command
+    shows = []
+
+    def together(self, argv, *args, **kwargs):
+        if "show" in argv:
+            shows.append(argv[4])
+            barrier.wait()
+        return real(self, argv, *args, **kwargs)
+
+    monkeypatch.setattr(module.AnsibleModule, "run_command", together)
+    run(capsys, sacctmgr)
+    again = run(capsys, sacctmgr)  # the cluster exists now: its associations are read too
+    assert again["changed"] is False, again
+    assert sorted(shows) == sorted(["cluster", "qos", "association", "user"] * 2)
