@@ -55,7 +55,8 @@ description:
     worker process, with the result a worker would have returned; tasks with a loop or
     C(delegate_to), and conditionals that fail or warn, go to a worker as usual.
   - Ansible's implicit meta tasks get no host variables worked out; Mitogen compiles each
-    module_utils file once and lists the installed collections once per run.
+    file it sends once (for its import scan and its module responder alike) and lists the
+    installed collections once per run.
 """
 
 

@@ -301,10 +301,14 @@ def test_mitogen_compiles_a_shared_module_utils_file_once(monkeypatch):
     assert scan_all() == expected
     files = {name for found in expected for name, _, _ in found}
     assert "ansible.module_utils.basic" in files
-    # every module and every file they import, once each at most (files with the same
-    # text, such as the empty __init__.py of several packages, share one code object)
+    # every module and every file they import, once each at most, and one compile per
+    # distinct text (files with the same text, such as the empty __init__.py of several
+    # packages, share one code object)
     scanned = {*files, *(f"ansible_module_{name}" for name in names)}
+    texts = {Path(path).read_bytes() for found in expected for _, path, _ in found}
+    texts |= {(modules / f"{name}.py").read_bytes() for name in names}
     assert len(compiled) == len(set(compiled)) and set(compiled) <= scanned
+    assert len(compiled) == len(texts)
     assert {"ansible.module_utils.basic", "ansible_module_command"} <= set(compiled)
     before = len(compiled)
     assert scan_all() == expected and len(compiled) == before
