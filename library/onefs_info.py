@@ -41,49 +41,19 @@ onefs:
 """
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.onefs import onefs_argument_spec, run
+from ansible.module_utils.onefs import info_argument_spec, read_info, run
 
-# subset -> (resource, the API versions it was written against, the answer's key); the
-# newest version the cluster serves is used (versions: the PAPI schemas of github
-# Isilon/isilon_sdk and Dell's generated SDKs, isi-sdk-9-1-0 and isilon-sdk 0.7.0).
-SUBSETS = {
-    "nodepools": ("storagepool/nodepools", (3, 16), "nodepools"),
-    "tiers": ("storagepool/tiers", (1, 16), "tiers"),
-    "filepool_policies": ("filepool/policies", (4, 12), "policies"),
-    "default_policy": ("filepool/default-policy", (4,), "default-policy"),
-    "access_time": ("filesystem/settings/access-time", (1,), "settings"),
-    "nfs_exports": ("protocols/nfs/exports", (4, 20), "exports"),
-}
-CONFIG = ("cluster/config", (3, 17))
+# Where the task runs on the control host (the onefs_tiering role's delegate_to: localhost),
+# the controller side, action_plugins/onefs_info.py, reads the cluster itself with the same
+# code (module_utils/onefs.py: read_info); this module runs where the task is delegated
+# elsewhere.
 
 
 def main():
-    spec = onefs_argument_spec()
-    choices = ["version", *SUBSETS]
-    spec["gather_subset"] = {
-        "type": "list",
-        "elements": "str",
-        "default": choices,
-        "choices": choices,
-    }
-    module = AnsibleModule(argument_spec=spec, supports_check_mode=True)
-
-    def work(client):
-        facts = {}
-        for subset in module.params["gather_subset"]:
-            if subset == "version":
-                config = client.get(client.path(*CONFIG))
-                facts["version"] = {
-                    "release": config["onefs_version"]["release"],
-                    "api_latest": str(client.latest()),
-                    "name": config.get("name"),
-                }
-            else:
-                resource, versions, key = SUBSETS[subset]
-                facts[subset] = client.get(client.path(resource, versions))[key]
-        return {"changed": False, "onefs": facts}
-
-    module.exit_json(**run(module, work))
+    module = AnsibleModule(argument_spec=info_argument_spec(), supports_check_mode=True)
+    module.exit_json(
+        **run(module, lambda client: read_info(client, module.params["gather_subset"]))
+    )
 
 
 if __name__ == "__main__":

@@ -201,17 +201,70 @@ def ref(name):
     return quote(str(name), safe="")
 
 
-def run(module, work):
-    """Open the client, run work(client), close it; errors fail the module cleanly."""
-    client = OneFSClient(module.params)
+def converse(params, work):
+    """Open a client with `params` (onefs_argument_spec's options), return
+    work(client) and close it; a failed call raises OneFSError."""
+    client = OneFSClient(params)
     try:
         client.login()
         return work(client)
-    except OneFSError as err:
-        module.fail_json(msg=str(err), status=err.status, code=err.code)
     finally:
         client.logout()
+
+
+def run(module, work):
+    """Open the client, run work(client), close it; errors fail the module cleanly."""
+    try:
+        return converse(module.params, work)
+    except OneFSError as err:
+        module.fail_json(msg=str(err), status=err.status, code=err.code)
     return None
+
+
+# ---- onefs_info: what it reads (its module and its controller side share it) ----------
+
+# subset -> (resource, the API versions it was written against, the answer's key); the
+# newest version the cluster serves is used (versions: the PAPI schemas of github
+# Isilon/isilon_sdk and Dell's generated SDKs, isi-sdk-9-1-0 and isilon-sdk 0.7.0).
+INFO_SUBSETS = {
+    "nodepools": ("storagepool/nodepools", (3, 16), "nodepools"),
+    "tiers": ("storagepool/tiers", (1, 16), "tiers"),
+    "filepool_policies": ("filepool/policies", (4, 12), "policies"),
+    "default_policy": ("filepool/default-policy", (4,), "default-policy"),
+    "access_time": ("filesystem/settings/access-time", (1,), "settings"),
+    "nfs_exports": ("protocols/nfs/exports", (4, 20), "exports"),
+}
+INFO_CONFIG = ("cluster/config", (3, 17))
+
+
+def info_argument_spec():
+    """onefs_info's options: the connection's and gather_subset."""
+    choices = ["version", *INFO_SUBSETS]
+    spec = onefs_argument_spec()
+    spec["gather_subset"] = {
+        "type": "list",
+        "elements": "str",
+        "default": choices,
+        "choices": choices,
+    }
+    return spec
+
+
+def read_info(client, subsets):
+    """onefs_info's answer: one key per subset read (one GET each, in the order asked)."""
+    facts = {}
+    for subset in subsets:
+        if subset == "version":
+            config = client.get(client.path(*INFO_CONFIG))
+            facts["version"] = {
+                "release": config["onefs_version"]["release"],
+                "api_latest": str(client.latest()),
+                "name": config.get("name"),
+            }
+        else:
+            resource, versions, key = INFO_SUBSETS[subset]
+            facts[subset] = client.get(client.path(resource, versions))[key]
+    return {"changed": False, "onefs": facts}
 
 
 # ---- file pool policies: actions and criteria, shared by the two policy modules -------

@@ -11,7 +11,12 @@ from pathlib import Path
 
 import ansible.module_utils
 import pytest
+from ansible.errors import AnsibleActionFail
 from ansible.module_utils.testing import patch_module_args
+from ansible.parsing.dataloader import DataLoader
+from ansible.playbook.play_context import PlayContext
+from ansible.playbook.task import Task
+from ansible.template import Templar
 
 ROOT = Path(__file__).resolve().parents[2]
 ansible.module_utils.__path__.append(str(ROOT / "module_utils"))
@@ -481,6 +486,80 @@ def test_an_untrusted_certificate_is_refused(cluster, capsys):
     result = _run("onefs_info", cluster, capsys, ca_path=None, gather_subset=["tiers"])
     assert result["failed"]
     assert "CERTIFICATE_VERIFY_FAILED" in result["msg"] or "certificate" in result["msg"].lower()
+
+
+# ---- onefs_info's controller side (action_plugins/onefs_info.py) ---------------------------
+
+
+def _info_action(cluster, transport="local", become=False, environment=None, **args):
+    """The onefs_info action for a task with these arguments, on a connection of this
+    transport; its module, if it runs it, answers {"ran": "module"}."""
+    spec = importlib.util.spec_from_file_location(
+        "onefs_info_action", ROOT / "action_plugins" / "onefs_info.py"
+    )
+    action = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(action)
+    task = Task()
+    task.action = "onefs_info"
+    task.args = {**PARAMS, "port_no": cluster["port_no"], "ca_path": cluster["ca_path"], **args}
+    if environment is not None:
+        task.environment = environment
+    play_context = PlayContext()
+    play_context.become = become
+    loader = DataLoader()
+    connection = types.SimpleNamespace(
+        transport=transport, _shell=types.SimpleNamespace(tmpdir="/tmp")
+    )
+    plugin = action.ActionModule(
+        task, connection, play_context, loader, Templar(loader=loader), None
+    )
+    plugin._execute_module = lambda **kwargs: {"ran": "module", "module_args": kwargs}
+    return plugin
+
+
+def test_info_on_the_control_host_answers_as_the_module_without_running_it(cluster, capsys):
+    """A task on the control host (the role's delegate_to: localhost) is read by the
+    action itself, with the module's answer, and the module never runs."""
+    subsets = [
+        "version",
+        "nodepools",
+        "tiers",
+        "filepool_policies",
+        "default_policy",
+        "access_time",
+        "nfs_exports",
+    ]
+    result = _info_action(cluster, gather_subset=subsets).run(task_vars={})
+    assert "ran" not in result
+    module = _run("onefs_info", cluster, capsys, gather_subset=subsets)
+    assert result["onefs"] == module["onefs"] and result["changed"] is False
+    assert _changes(cluster) == []  # a read sends no write
+
+
+def test_info_on_the_control_host_fails_as_the_module_without_the_password(cluster):
+    result = _info_action(cluster, api_password="wrong-secret", gather_subset=["tiers"]).run(
+        task_vars={}
+    )
+    assert result["failed"] and result["status"] == 401 and result["code"]
+    assert "wrong-secret" not in json.dumps(result) and PASSWORD not in json.dumps(result)
+
+
+def test_info_checks_its_arguments_on_the_control_host_too(cluster):
+    with pytest.raises(AnsibleActionFail, match="gather_subset"):
+        _info_action(cluster, gather_subset=["no_such_subset"]).run(task_vars={})
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        {"transport": "ssh"},  # delegated to another host: the module runs there
+        {"become": True},  # another user on the control host
+        {"environment": [{"https_proxy": "http://proxy.example:3128"}]},  # the task's environment
+    ],
+)
+def test_info_runs_the_module_anywhere_else(cluster, where):
+    result = _info_action(cluster, gather_subset=["tiers"], **where).run(task_vars={})
+    assert result["ran"] == "module"
 
 
 # ---- faults injected into the simulator ------------------------------------------------------
