@@ -950,13 +950,28 @@ def test_a_run_narrowed_by_tags_checks_the_roles_it_runs(tmp_path):
     assert not [name for name in other if name in narrowed], narrowed[-3000:]
 
 
+def test_a_tier_change_leaves_the_mount_plan_alone(tmp_path):
+    """The Isilon mount plan and its checks run for the layers that mount (`--tags
+    mounts`, `storage`, `validate`, `preflight`, untagged), not for the tier change: a
+    bad mount option holds up the one and not the other."""
+    inventory = _inventory(
+        tmp_path,
+        BASE_INVENTORY,
+        {"isilon_mounts_data_options": ["rsize=big", "wsize=524288", "nolock"]},
+    )
+    tier = _run("-i", str(inventory), "playbooks/preflight.yml", "--tags", "onefs")
+    assert tier.returncode == 0, _flat(tier)[-2000:]
+    mounts = _run("-i", str(inventory), "playbooks/preflight.yml", "--tags", "mounts")
+    assert mounts.returncode != 0 and "rsize takes a whole number" in _flat(mounts)
+
+
 def test_a_narrowed_run_names_the_roles_it_checked(tmp_path):
     inventory = _inventory(tmp_path, BASE_INVENTORY)
     result = _run("-i", str(inventory), "playbooks/preflight.yml", "--tags", "onefs")
     assert result.returncode == 0, _flat(result)[-2000:]
     assert (
         "Inventory checks passed for 1 servers, 4 Isilon nodes and 0 switches; the roles"
-        " --tags onefs selects: cluster, cluster_host, isilon_mounts, onefs_tiering, preflight"
+        " --tags onefs selects: cluster, onefs_tiering, preflight"
     ) in _flat(result)
 
 
