@@ -15,18 +15,23 @@ PREFLIGHT = ROOT / "roles" / "preflight"
 
 
 def test_report_reads_the_problems_of_every_role_roles_yml_checks():
+    """roles.yml includes the entry points of the list report.yml reads, and each entry
+    point publishes its role's problems; every role with a preflight entry point is on
+    the list."""
     checked = yaml.safe_load((PREFLIGHT / "vars" / "main.yml").read_text())[
         "_preflight_checked_roles"
     ]
-    imported = [
-        task["ansible.builtin.import_role"]["name"]
-        for task in yaml.safe_load((PREFLIGHT / "tasks" / "roles.yml").read_text())
-        if task["ansible.builtin.import_role"].get("tasks_from") == "preflight.yml"
-    ]
-    assert imported == checked
+    (include,) = yaml.safe_load((PREFLIGHT / "tasks" / "roles.yml").read_text())
+    call = include["ansible.builtin.include_role"]
+    assert call["tasks_from"] == "preflight.yml"
+    assert call["name"] == "{{ " + include["loop_control"]["loop_var"] + " }}"
+    selected = "{{ _preflight_checked_roles | select('in', preflight_roles)"
+    assert include["loop"].strip().startswith(selected)
     for role in checked:
         entry = ROOT / "roles" / role / "tasks" / "preflight.yml"
         assert f"{role}_preflight_problems" in entry.read_text(), entry
+    with_entry = {p.parts[-3] for p in (ROOT / "roles").glob("*/tasks/preflight.yml")}
+    assert with_entry - {"preflight"} <= set(checked)
 
 
 def _early_plans() -> list[dict]:
