@@ -1308,12 +1308,20 @@ def _listener_default(root: Path, role: str, name: str) -> Any:
 
 
 def listener_problems(
-    groups: Mapping[str, Sequence[str]], hostvars: Mapping[str, Any], root: str
+    groups: Mapping[str, Sequence[str]],
+    hostvars: Mapping[str, Any],
+    root: str,
+    roles: Sequence[str] | None = None,
 ) -> list[str]:
     """Two services set to listen on one port of one host (the portal, the hub's API,
     slurmctld, the proxy's API, sshd, rpcbind, NFS): the second would fail to bind after
     the first layers had changed the host. These services run on the head node (the
-    roles run on the GPU servers too, as clients), so its hosts are the ones checked."""
+    roles run on the GPU servers too, as clients), so its hosts are the ones checked.
+    With `roles` (those a run's tags select), only a run that can start one of these
+    services checks them: it may collide with one an earlier run started."""
+    listening = {role for role, _, _ in LISTENERS} | {role for role, _, _ in FIXED_LISTENERS}
+    if roles is not None and not listening & set(roles):
+        return []
     base = Path(root)
     where = role_hosts(root, groups)
     problems = []
@@ -1387,14 +1395,22 @@ GPU_REQUESTS: list[tuple[str, str, str, Callable[[Any], int | None]]] = [
 
 
 def gpu_count_problems(
-    groups: Mapping[str, Sequence[str]], hostvars: Mapping[str, Any], root: str
+    groups: Mapping[str, Sequence[str]],
+    hostvars: Mapping[str, Any],
+    root: str,
+    roles: Sequence[str] | None = None,
 ) -> list[str]:
     """GPUs asked for that no GPU server has: each server's count as the inventory
     declares it (slurm_gpus as a count, else nvidia_driver_expected_gpus above 0) against
     the portal's form, the portal check, the NCCL check and the example job. A count the
     inventory leaves to the servers (auto) is not known before the run; a site where no
     server's count is known is checked on the servers (validate's gpus check). slurm_gpus
-    and nvidia_driver_expected_gpus that disagree on one server are named too."""
+    and nvidia_driver_expected_gpus that disagree on one server are named too. With
+    `roles` (those a run's tags select), only a run that can run one of the roles these
+    variables belong to checks them."""
+    counting = {"slurm", "nvidia_driver"} | {role for role, _, _, _ in GPU_REQUESTS}
+    if roles is not None and not counting & set(roles):
+        return []
     where = role_hosts(root, groups)
     declared: dict[str, int] = {}
     declared_vars: dict[str, Any] = {}

@@ -245,6 +245,16 @@ def test_fixed_ports_and_the_ssh_port_ansible_uses_count():
     ]
 
 
+def test_a_run_that_starts_none_of_the_services_leaves_their_ports_alone():
+    """A run narrowed by tags (`--tags onefs`) checks the ports where it can start one of
+    the services (the portal's run, jupyterhub), not where it starts none."""
+    hostvars = {"head-1": {"jupyterhub_port": 6817}, "gpu-1": {}}
+    onefs = ["cluster", "onefs_tiering", "preflight"]
+    assert contracts.listener_problems(GROUPS, hostvars, str(ROOT), roles=onefs) == []
+    portal = ["cluster", "cluster_host", "jupyterhub"]
+    assert len(contracts.listener_problems(GROUPS, hostvars, str(ROOT), roles=portal)) == 1
+
+
 def test_the_gpu_servers_are_not_checked_for_the_head_nodes_services():
     hostvars = {"head-1": {}, "gpu-1": {"jupyterhub_port": 6817}}
     assert contracts.listener_problems(GROUPS, hostvars, str(ROOT)) == []
@@ -278,6 +288,15 @@ def test_a_role_default_that_asks_for_more_gpus_than_the_servers_have_is_named()
         "head-1, gpu-1, gpu-2: apptainer_job_sbatch (the role's default): the Apptainer"
         " example job asks for 4 GPUs, more than any GPU server has (the most: 2, on gpu-1, gpu-2)"
     ]
+
+
+def test_a_run_of_none_of_the_gpu_roles_leaves_the_counts_alone():
+    hostvars = {"head-1": {"jupyterhub_gpus_max": 8}, "gpu-1": {"slurm_gpus": 4}, "gpu-2": {}}
+    groups = {**GPU_GROUPS, "compute": ["gpu-1"]}
+    onefs = ["cluster", "onefs_tiering", "preflight"]
+    assert contracts.gpu_count_problems(groups, hostvars, str(ROOT), roles=onefs) == []
+    portal = ["cluster", "cluster_host", "jupyterhub"]
+    assert len(contracts.gpu_count_problems(groups, hostvars, str(ROOT), roles=portal)) == 1
 
 
 def test_gpu_counts_left_to_the_servers_are_not_guessed_and_disagreements_are_named():
