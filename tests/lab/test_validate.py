@@ -9,9 +9,17 @@ from conftest import ROOT, docker_host, load_lab_groups, run_playbook
 REPORT = ROOT / "lab" / ".state" / "reports" / "validate"
 
 
+def _failures(output: str) -> str:
+    """What a failed run says about its failed tasks (each `fatal:` or `failed:` line and
+    the lines after it), before the recap that the output's tail shows."""
+    lines = output.splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith(("fatal:", "failed:"))]
+    return "\n".join("\n".join(lines[i : i + 12]) for i in starts)[-4000:]
+
+
 def test_validate_reports_every_check_and_skips_only_with_a_reason():
     result = run_playbook("playbooks/validate.yml")
-    assert result.returncode == 0, result.stdout[-3000:]
+    assert result.returncode == 0, _failures(result.stdout) + "\n" + result.stdout[-3000:]
     data = json.loads((REPORT / "results.json").read_text())
     checks = {r["check"] for r in data["results"]}
     assert checks == {
