@@ -43,10 +43,11 @@ onefs:
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.onefs import info_argument_spec, read_info, run
 
-# Where the task runs on the control host (the onefs_tiering role's delegate_to: localhost),
-# the controller side, action_plugins/onefs_info.py, reads the cluster itself with the same
-# code (module_utils/onefs.py: read_info); this module runs where the task is delegated
-# elsewhere.
+# Where the task runs on the control host as its own user and environment (the
+# onefs_tiering role's delegate_to: localhost), the controller side,
+# action_plugins/onefs_info.py, reads the cluster itself with the same code
+# (module_utils/onefs.py: read_info); this module runs everywhere else (another host,
+# become, a task environment such as a proxy).
 
 
 def main():
