@@ -3,9 +3,10 @@
 For plays whose hosts share nothing while they run (the data switches of
 playbooks/layers/network.yml: each switch's session is its own), so a slow switch does not hold
 the others back task by task. As mitogen_linear, it refuses an Ansible release Mitogen
-cannot drive, skips a task whose condition is false on the controller and works out no
-host's variables for ansible-core's implicit meta tasks (mitogen_linear's docstring says
-how); to run without Mitogen, set the play's strategy to ansible.builtin.free.
+cannot drive, skips a task whose condition is false on the controller, counts a role
+dependency that its own condition skips as run, and works out no host's variables for
+ansible-core's implicit meta tasks (dlcluster_linear's docstring says how); to run without
+Mitogen, set the play's strategy to ansible.builtin.free.
 """
 
 from __future__ import annotations

@@ -5,26 +5,10 @@ it, instead of starting a new interpreter over SSH for every task; on the lab th
 a no-op site.yml about a third faster (docs/benchmarks.md). ansible.cfg selects it; to
 run without it, set ANSIBLE_STRATEGY=linear.
 
-It also skips a task whose `when` is false without a worker process. Ansible's linear
-strategy forks a worker per host and task and lets the worker evaluate `when`; a task that
-every server skips cost as much as a trivial one that runs (about 0.05 s per host on 2
-cores), and a re-run that has nothing to do is mostly such tasks. Here the controller
-evaluates the conditional the way the worker would (ansible-core's
-`TaskExecutor._execute_internal`: the host's variables with the play context's, the
-task's own and inherited conditions in order) and, when it is false, hands the same
-skipped result to the results queue the workers write to, so callbacks, `register` and
-the recap see what they would have seen. Everything else goes to a worker as before: a
-task with a loop (its condition is per item), with `delegate_to` (evaluated against the
-delegated host), a condition that is true, one whose evaluation fails or warns (the
-worker reports it as usual), and any task without a condition.
-
-And it does not work out a host's variables for the meta tasks ansible-core adds on its
-own: `role_complete` after every role, `flush_handlers` after every section of a play and
-the `noop`s that `force_handlers` (ansible.cfg) adds. Linear's loop computes every host's
-variables for every task before it looks at the action, although these use none
-(ansible-core's `_execute_meta` reads no variable for an implicit `role_complete`, nor for
-a `flush_handlers` or `noop` without a condition); they are tagged `always`, so even a
-play that a `--tags` run empties paid for them, per host and per role.
+It adds dlcluster_linear's savings (the strategy of the plays on the control host): a
+task whose `when` is false skipped on the controller without a worker process, a role
+dependency that its own condition skips counted as run, and no host variables worked out
+for ansible-core's implicit meta tasks; that module's docstring says why and how.
 
 Loading it also makes Mitogen compile each file it sends once per run, instead of once per
 module that imports it and again to send it (`compile_once`), and list the installed
@@ -34,6 +18,9 @@ collections once per run instead of once per task of a collection's module
 
 from __future__ import annotations
 
+import os
+import sys
+
 import ansible.collections.list
 import ansible.plugins.strategy.linear
 import ansible_mitogen.loaders  # first: it refuses an Ansible release it cannot drive
@@ -41,10 +28,7 @@ import ansible_mitogen.module_finder
 import ansible_mitogen.planner
 import ansible_mitogen.strategy
 import mitogen.master
-from ansible import constants as C
-from ansible._internal import _display_utils
-from ansible._internal._templating._engine import TemplateEngine
-from ansible.executor.task_result import _RawTaskResult
+from ansible.plugins.loader import strategy_loader
 
 DOCUMENTATION = """
 name: mitogen_linear
@@ -54,10 +38,18 @@ description:
   - A task whose conditional is false for a host is skipped by the controller, without a
     worker process, with the result a worker would have returned; tasks with a loop or
     C(delegate_to), and conditionals that fail or warn, go to a worker as usual.
-  - Ansible's implicit meta tasks get no host variables worked out; Mitogen compiles each
-    file it sends once (for its import scan and its module responder alike) and lists the
-    installed collections once per run.
+  - As dlcluster_linear, a role dependency that its own condition skips on a host counts
+    as run there for the rest of the play, and Ansible's implicit meta tasks get no host
+    variables worked out.
+  - Mitogen compiles each file it sends once (for its import scan and its module
+    responder alike) and lists the installed collections once per run.
 """
+
+# The controller-side part lives in the sibling plugin (the strategy of the plays on the
+# control host); the loader imports it under its own name, from this directory whatever
+# the configuration says.
+strategy_loader.add_directory(os.path.dirname(os.path.abspath(__file__)))
+_project = sys.modules[strategy_loader.get("dlcluster_linear", class_only=True).__module__]
 
 
 _compiled: dict = {}
@@ -123,95 +115,13 @@ def load_collections_once(invocation) -> None:
 ansible_mitogen.planner._load_collections = load_collections_once
 
 
-def skipped_result(task, task_vars, play_context):
-    """The result a worker returns for `task` when its conditional is false, or None when
-    the task must go to a worker (no conditional, a loop, a delegated host, a true
-    conditional, or an evaluation that fails or warns)."""
-    if not task.when or task.loop is not None or task.loop_with or task.delegate_to:
-        return None
-    try:
-        variables = dict(task_vars)
-        variables["ansible_search_path"] = task.get_search_path()
-        templar = TemplateEngine(loader=task._loader, variables=variables)
-        # As the worker: the play context with the task's and the host's overrides adds
-        # the connection's magic variables before the conditional is evaluated.
-        context = play_context.set_task_and_variable_override(
-            task=task, variables=variables, templar=templar
-        )
-        context.post_validate(templar=templar)
-        context.update_vars(variables)
-        false_condition: dict = {}
-        with _display_utils.DeferredWarningContext(variables=variables) as warnings:
-            if task._resolve_conditional(task.when, variables, result_context=false_condition):
-                return None
-        if warnings.get_warnings() or warnings.get_deprecation_warnings():
-            return None
-        result = {"changed": False, "skipped": True, "skip_reason": "Conditional result was False"}
-        result.update(false_condition)
-        task.update_result_no_log(templar, result)
-        return result
-    except Exception:  # the worker evaluates it again and reports the error as usual
-        return None
-
-
-def is_implicit_meta(task) -> bool:
-    """Whether `task` is a meta task ansible-core added that reads no variable: the
-    `role_complete` ending a role, a `flush_handlers` ending a section, or the `noop` that
-    `force_handlers` pads a section with (neither of the last two has a condition)."""
-    if not task.implicit or task.action not in C._ACTION_META:
-        return False
-    meta = task._get_meta()
-    return meta == "role_complete" or (meta in ("flush_handlers", "noop") and not task.when)
-
-
-class VariablesWithoutImplicitMetas:
-    """The run's variable manager, except that a host's variables for an implicit meta task
-    are an empty mapping: the strategy's loop asks for them, the meta uses none."""
-
-    def __init__(self, variable_manager):
-        self._variable_manager = variable_manager
-
-    def __getattr__(self, name):
-        return getattr(self._variable_manager, name)
-
-    def get_vars(self, *args, **kwargs):
-        task = kwargs.get("task")
-        if task is not None and is_implicit_meta(task):
-            return {}
-        return self._variable_manager.get_vars(*args, **kwargs)
-
-
-class ProjectStrategyMixin:
-    """What the project's strategies (this one and mitogen_free) add to ansible-core's: the
-    controller's skip of a false condition, no variables for implicit meta tasks, the
-    collections listed before the first worker forks; the module's docstring says why."""
+class ProjectStrategyMixin(_project.ProjectStrategyMixin):
+    """dlcluster_linear's additions, and the collections listed before the first worker
+    forks (`collection_dirs`)."""
 
     def run(self, iterator, play_context, *args, **kwargs):
         collection_dirs()  # in this process, so that every forked worker has the list
-        variable_manager = self._variable_manager
-        self._variable_manager = VariablesWithoutImplicitMetas(variable_manager)
-        try:
-            return super().run(iterator, play_context, *args, **kwargs)
-        finally:
-            self._variable_manager = variable_manager
-
-    def _queue_task(self, host, task, task_vars, play_context):
-        result = skipped_result(task, task_vars, play_context)
-        if result is None:
-            return super()._queue_task(host, task, task_vars, play_context)
-        # The results thread finds the task of a result in this cache, as for a worker's.
-        self._queued_task_cache[(host.name, task._uuid)] = {
-            "host": host,
-            "task": task,
-            "task_vars": task_vars,
-            "play_context": play_context,
-        }
-        self._tqm.send_callback("v2_runner_on_start", host, task)
-        self._final_q.send_task_result(
-            _RawTaskResult(host=host, task=task, return_data=result, task_fields=task.dump_attrs())
-        )
-        self._pending_results += 1
-        return None
+        return super().run(iterator, play_context, *args, **kwargs)
 
 
 class StrategyModule(

@@ -1,6 +1,7 @@
-"""The project's strategies (strategy_plugins/mitogen_linear.py, mitogen_free.py) skip a
-task whose condition is false without a worker process, with the result a worker would
-return, and work out no host's variables for ansible-core's implicit meta tasks."""
+"""The project's strategies (strategy_plugins/dlcluster_linear.py, mitogen_linear.py,
+mitogen_free.py) skip a task whose condition is false without a worker process, with the
+result a worker would return, run a role dependency that its own condition skips once per
+play, and work out no host's variables for ansible-core's implicit meta tasks."""
 
 from __future__ import annotations
 
@@ -187,6 +188,117 @@ def test_the_free_strategy_gives_the_results_of_ansible_cores(tmp_path):
     assert (project["a"]["handled"], project["b"]["handled"]) == ("no", "b")
 
 
+def test_the_strategy_without_mitogen_gives_the_results_of_ansible_cores(tmp_path):
+    """dlcluster_linear (the plays on the control host) shares the controller's skip
+    without Mitogen: its registered results are those of ansible-core's linear strategy."""
+    project, _ = run(tmp_path, "dlcluster_linear")
+    core, _ = run(tmp_path, "linear")
+    assert project == core
+    assert project["a"]["mixed"]["skipped"] is True
+    assert (project["a"]["handled"], project["b"]["handled"]) == ("no", "b")
+
+
+# Two roles list a dependency whose only task its own condition skips on host a (the
+# shape of cluster_host: read each server once per run); a third role is imported under
+# a condition false on host b, and a fourth, after it, lists the dependency too.
+DEPENDENCY_PLAYBOOK = """
+- name: A dependency that its own condition skips
+  hosts: all
+  gather_facts: false
+  tasks:
+    - name: The first role that lists it
+      ansible.builtin.import_role:
+        name: first
+    - name: The second role that lists it
+      ansible.builtin.import_role:
+        name: second
+- name: A dependency that the import's condition skips
+  hosts: all
+  gather_facts: false
+  tasks:
+    - name: A role imported where flag is true
+      ansible.builtin.import_role:
+        name: first
+      when: flag
+    - name: A role imported everywhere
+      ansible.builtin.import_role:
+        name: second
+"""
+
+
+def dependency_run(tmp_path: Path, strategy: str) -> list[tuple[str, str, str]]:
+    """(play number, host, outcome) of every round of the dependency's task, sorted (the
+    hosts of one round report in either order)."""
+    roles = tmp_path / "roles"
+    (roles / "dependency" / "tasks").mkdir(parents=True)
+    (roles / "dependency" / "tasks" / "main.yml").write_text(
+        "- name: The dependency's read\n"
+        "  ansible.builtin.debug:\n    msg: reads\n"
+        "  when: not flag\n"
+    )
+    for name in ("first", "second"):
+        (roles / name / "tasks").mkdir(parents=True)
+        (roles / name / "meta").mkdir()
+        (roles / name / "meta" / "main.yml").write_text("dependencies:\n  - role: dependency\n")
+        (roles / name / "tasks" / "main.yml").write_text(
+            f"- name: The role {name}\n  ansible.builtin.debug:\n    msg: {name}\n"
+        )
+    playbook = tmp_path / "play.yml"
+    playbook.write_text(DEPENDENCY_PLAYBOOK)
+    inventory = tmp_path / "inventory.json"
+    local = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
+    inventory.write_text(
+        json.dumps(
+            {"all": {"hosts": {"a": {**local, "flag": True}, "b": {**local, "flag": False}}}}
+        )
+    )
+    env = {**os.environ, "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"), "ANSIBLE_NOCOLOR": "1"}
+    env["ANSIBLE_STRATEGY"] = strategy
+    env["ANSIBLE_ROLES_PATH"] = str(roles)
+    done = subprocess.run(
+        [str(BIN / "ansible-playbook"), "-i", str(inventory), str(playbook)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    rounds, play, task = [], 0, None
+    for line in done.stdout.splitlines():
+        if line.startswith("PLAY ["):
+            play += 1
+        elif line.startswith("TASK ["):
+            task = line
+        elif (
+            task
+            and "dependency : " in task
+            and (outcome := re.match(r"(ok|skipping): \[(\w+)\]", line))
+        ):
+            rounds.append((str(play), outcome.group(2), outcome.group(1)))
+    return sorted(rounds)
+
+
+@pytest.mark.parametrize("strategy", ["dlcluster_linear", "mitogen_linear"])
+def test_a_dependency_that_its_own_condition_skips_runs_once_per_play(tmp_path, strategy):
+    """ansible-core's linear strategy evaluates the dependency again before the second
+    role on host a, where its own condition skipped it; the project's strategies count
+    that skip as the dependency's run. On host b, where it ran, both run it once. A
+    dependency skipped by its importing role's condition still runs for the next role."""
+    core = dependency_run(tmp_path / "core", "linear")
+    assert core == [
+        ("1", "a", "skipping"), ("1", "a", "skipping"), ("1", "b", "ok"),
+        ("2", "a", "skipping"), ("2", "a", "skipping"),
+        ("2", "b", "ok"), ("2", "b", "skipping"),
+    ]  # fmt: skip
+    assert dependency_run(tmp_path / "project", strategy) == [
+        ("1", "a", "skipping"), ("1", "b", "ok"),
+        ("2", "a", "skipping"),
+        ("2", "b", "ok"), ("2", "b", "skipping"),
+    ]  # fmt: skip
+
+
 def test_a_false_condition_starts_no_worker(project_run):
     """Only the hosts whose task must run (or be evaluated per item, per delegated host, or
     fail) are queued to a worker; ansible-core's debug log names each one."""
@@ -202,10 +314,10 @@ def test_a_false_condition_starts_no_worker(project_run):
     assert queued == WORKERS
 
 
-def strategy_module():
-    """strategy_plugins/mitogen_linear.py, imported as ansible's loader does."""
+def strategy_module(name: str = "mitogen_linear"):
+    """strategy_plugins/<name>.py, imported as ansible's loader does."""
     spec = importlib.util.spec_from_file_location(
-        "mitogen_linear_under_test", ROOT / "strategy_plugins" / "mitogen_linear.py"
+        f"{name}_under_test", ROOT / "strategy_plugins" / f"{name}.py"
     )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -249,7 +361,7 @@ def test_implicit_meta_tasks_ask_for_no_variables(tmp_path):
     play = Playbook.load(str(playbook), variable_manager=variables, loader=loader).get_plays()[0]
     play.force_handlers = True
     tasks = compiled_tasks(play.compile())
-    module = strategy_module()
+    module = strategy_module("dlcluster_linear")
 
     implicit = [task for task in tasks if module.is_implicit_meta(task)]
     assert {task._get_meta() for task in implicit} == {"role_complete", "flush_handlers", "noop"}
