@@ -123,31 +123,53 @@ def write_project(tmp_path: Path) -> Path:
     return playbook
 
 
+def play_two_hosts(
+    tmp_path: Path,
+    playbook: Path,
+    flags: dict[str, bool],
+    strategy: str | None,
+    env: dict[str, str] | None = None,
+    extra_vars: dict | None = None,
+) -> str:
+    """ansible-playbook with the project's ansible.cfg on the local hosts a and b (their
+    `flag` from `flags`), under `strategy` (ansible.cfg's when None); its output."""
+    inventory = tmp_path / "inventory.json"
+    local = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
+    hosts = {host: {**local, "flag": flag} for host, flag in flags.items()}
+    inventory.write_text(json.dumps({"all": {"hosts": hosts}}))
+    environment = {
+        **os.environ,
+        "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
+        "ANSIBLE_NOCOLOR": "1",
+    }
+    environment.pop("ANSIBLE_STRATEGY", None)
+    if strategy:
+        environment["ANSIBLE_STRATEGY"] = strategy
+    environment.update(env or {})
+    command = [str(BIN / "ansible-playbook"), "-i", str(inventory), str(playbook)]
+    if extra_vars:
+        command += ["-e", json.dumps(extra_vars)]
+    done = subprocess.run(
+        command, cwd=ROOT, env=environment, capture_output=True, text=True, timeout=180, check=False
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done.stdout
+
+
 def run(tmp_path: Path, strategy: str | None, debug: bool = False) -> tuple[dict, str]:
     out = tmp_path / (strategy or "project")
     out.mkdir()
-    inventory = tmp_path / "inventory.json"
-    local = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
-    inventory.write_text(
-        json.dumps(
-            {"all": {"hosts": {"a": {**local, "flag": False}, "b": {**local, "flag": True}}}}
-        )
-    )
     playbook = write_project(tmp_path)
-    env = {**os.environ, "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"), "ANSIBLE_NOCOLOR": "1"}
-    env.pop("ANSIBLE_STRATEGY", None)
-    if strategy:
-        env["ANSIBLE_STRATEGY"] = strategy
-    if debug:
-        env["ANSIBLE_DEBUG"] = "1"
-    command = [str(BIN / "ansible-playbook"), "-i", str(inventory), str(playbook)]
-    command += ["-e", json.dumps({"out_dir": str(out)})]
-    done = subprocess.run(
-        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=180, check=False
+    stdout = play_two_hosts(
+        tmp_path,
+        playbook,
+        {"a": False, "b": True},
+        strategy,
+        env={"ANSIBLE_DEBUG": "1"} if debug else None,
+        extra_vars={"out_dir": str(out)},
     )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     results = {host: json.loads((out / f"{host}.json").read_text()) for host in ("a", "b")}
-    return results, done.stdout
+    return results, stdout
 
 
 @pytest.fixture(scope="module")
@@ -245,28 +267,15 @@ def dependency_run(tmp_path: Path, strategy: str) -> list[tuple[str, str, str]]:
         )
     playbook = tmp_path / "play.yml"
     playbook.write_text(DEPENDENCY_PLAYBOOK)
-    inventory = tmp_path / "inventory.json"
-    local = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
-    inventory.write_text(
-        json.dumps(
-            {"all": {"hosts": {"a": {**local, "flag": True}, "b": {**local, "flag": False}}}}
-        )
+    stdout = play_two_hosts(
+        tmp_path,
+        playbook,
+        {"a": True, "b": False},
+        strategy,
+        env={"ANSIBLE_ROLES_PATH": str(roles)},
     )
-    env = {**os.environ, "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"), "ANSIBLE_NOCOLOR": "1"}
-    env["ANSIBLE_STRATEGY"] = strategy
-    env["ANSIBLE_ROLES_PATH"] = str(roles)
-    done = subprocess.run(
-        [str(BIN / "ansible-playbook"), "-i", str(inventory), str(playbook)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     rounds, play, task = [], 0, None
-    for line in done.stdout.splitlines():
+    for line in stdout.splitlines():
         if line.startswith("PLAY ["):
             play += 1
         elif line.startswith("TASK ["):
